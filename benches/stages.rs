@@ -1,0 +1,79 @@
+//! One bench per stage, plus splat and mesh, at 513² and 1025².
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use orogen::terrain::Heightmap;
+use orogen::terrain::mesh::build_mesh;
+use orogen::terrain::params::Span;
+use orogen::terrain::rng::stage_rng;
+use orogen::terrain::splat::{TileImages, TileSet, render_splat};
+use orogen::terrain::stages::hills_pits::HillLayer;
+use orogen::terrain::stages::noise::NoiseKind;
+use orogen::terrain::stages::*;
+use std::hint::black_box;
+
+fn base_map(side: usize) -> Heightmap {
+    let mut map = Heightmap::new(side, side);
+    let mut ctx = StageContext { rng: stage_rng(1, 0), base_dir: None };
+    DiamondSquare::default().apply(&mut map, &mut ctx).unwrap();
+    map
+}
+
+fn stage_cases() -> Vec<(&'static str, Stage)> {
+    vec![
+        ("random-values", Stage::RandomValues(RandomValues::default())),
+        ("diamond-square", Stage::DiamondSquare(DiamondSquare::default())),
+        ("blur-r1", Stage::Blur(Blur { passes: 1, radius: 1 })),
+        ("blur-r8", Stage::Blur(Blur { passes: 1, radius: 8 })),
+        ("hill-features", Stage::HillFeatures(HillFeatures::default())),
+        (
+            "hills-and-pits",
+            // The article's recipe scaled to ~2,000 hills and pits, radius 7–28.
+            Stage::HillsAndPits(HillsAndPits {
+                layers: vec![
+                    HillLayer { count: 1000, radius: Span::new(14.0, 28.0), ..HillLayer::hills() },
+                    HillLayer { count: 1000, radius: Span::new(7.0, 11.0), ..HillLayer::pits() },
+                ],
+            }),
+        ),
+        ("noise-fbm6", Stage::Noise(NoiseStage { kind: NoiseKind::Fbm, octaves: 6, ..NoiseStage::default() })),
+        ("normalize", Stage::Normalize(Normalize::default())),
+        ("terrace", Stage::Terrace(Terrace::default())),
+    ]
+}
+
+fn stages(c: &mut Criterion) {
+    for side in [513usize, 1025] {
+        let map = base_map(side);
+        let mut group = c.benchmark_group(format!("stage-{side}"));
+        group.sample_size(20);
+        for (name, stage) in stage_cases() {
+            group.bench_with_input(BenchmarkId::from_parameter(name), &stage, |b, stage| {
+                b.iter_batched_ref(
+                    || map.clone(),
+                    |m| {
+                        let mut ctx = StageContext { rng: stage_rng(7, 1), base_dir: None };
+                        stage.op().apply(m, &mut ctx).unwrap();
+                    },
+                    criterion::BatchSize::LargeInput,
+                )
+            });
+        }
+        group.finish();
+    }
+}
+
+fn splat_and_mesh(c: &mut Criterion) {
+    let map = base_map(1025);
+    let tiles = TileSet::default();
+    let (images, _) = TileImages::load(&tiles, None);
+    let mut group = c.benchmark_group("output-1025");
+    group.sample_size(20);
+    group.bench_function("splat-1024-4-tiles-slope", |b| {
+        b.iter(|| black_box(render_splat(&map, 1.0, &tiles, &images, 1024, 1024)))
+    });
+    group.bench_function("mesh-1025", |b| b.iter(|| black_box(build_mesh(&map, 1.0, 1.0, 1025))));
+    group.finish();
+}
+
+criterion_group!(benches, stages, splat_and_mesh);
+criterion_main!(benches);

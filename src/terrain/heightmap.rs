@@ -1,0 +1,182 @@
+//! The heightmap grid: `width x height` f32 cells, row-major, row 0 = north.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Heightmap {
+    width: usize,
+    height: usize,
+    data: Vec<f32>,
+}
+
+/// Summary statistics of a heightmap.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeightStats {
+    pub min: f32,
+    pub max: f32,
+    pub mean: f64,
+}
+
+impl Heightmap {
+    /// A map filled with `value`. Sizes must be at least 1x1.
+    pub fn filled(width: usize, height: usize, value: f32) -> Self {
+        assert!(width > 0 && height > 0, "heightmap needs at least one cell");
+        Self {
+            width,
+            height,
+            data: vec![value; width * height],
+        }
+    }
+
+    pub fn new(width: usize, height: usize) -> Self {
+        Self::filled(width, height, 0.0)
+    }
+
+    /// Wraps existing cells; `None` if the length does not match.
+    pub fn from_vec(width: usize, height: usize, data: Vec<f32>) -> Option<Self> {
+        (width > 0 && height > 0 && data.len() == width * height).then_some(Self {
+            width,
+            height,
+            data,
+        })
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    pub fn data(&self) -> &[f32] {
+        &self.data
+    }
+
+    pub fn data_mut(&mut self) -> &mut [f32] {
+        &mut self.data
+    }
+
+    pub fn into_vec(self) -> Vec<f32> {
+        self.data
+    }
+
+    #[inline]
+    pub fn index(&self, x: usize, y: usize) -> usize {
+        y * self.width + x
+    }
+
+    #[inline]
+    pub fn get(&self, x: usize, y: usize) -> f32 {
+        self.data[y * self.width + x]
+    }
+
+    #[inline]
+    pub fn set(&mut self, x: usize, y: usize, value: f32) {
+        self.data[y * self.width + x] = value;
+    }
+
+    pub fn row(&self, y: usize) -> &[f32] {
+        &self.data[y * self.width..(y + 1) * self.width]
+    }
+
+    /// Min, max and mean. Non-finite cells are never produced by the stages.
+    pub fn stats(&self) -> HeightStats {
+        let mut min = f32::INFINITY;
+        let mut max = f32::NEG_INFINITY;
+        let mut sum = 0.0f64;
+        for &v in &self.data {
+            min = min.min(v);
+            max = max.max(v);
+            sum += v as f64;
+        }
+        HeightStats {
+            min,
+            max,
+            mean: sum / self.data.len() as f64,
+        }
+    }
+
+    /// True bilinear interpolation at fractional cell coordinates, clamped
+    /// to the map.
+    pub fn sample_bilinear(&self, x: f32, y: f32) -> f32 {
+        let max_x = (self.width - 1) as f32;
+        let max_y = (self.height - 1) as f32;
+        let x = x.clamp(0.0, max_x);
+        let y = y.clamp(0.0, max_y);
+        let x0 = x.floor() as usize;
+        let y0 = y.floor() as usize;
+        let x1 = (x0 + 1).min(self.width - 1);
+        let y1 = (y0 + 1).min(self.height - 1);
+        let fx = x - x0 as f32;
+        let fy = y - y0 as f32;
+        let top = self.get(x0, y0) * (1.0 - fx) + self.get(x1, y0) * fx;
+        let bottom = self.get(x0, y1) * (1.0 - fx) + self.get(x1, y1) * fx;
+        top * (1.0 - fy) + bottom * fy
+    }
+
+    /// The top-left `width x height` window of this map.
+    pub fn cropped(&self, width: usize, height: usize) -> Heightmap {
+        let width = width.min(self.width).max(1);
+        let height = height.min(self.height).max(1);
+        let mut data = Vec::with_capacity(width * height);
+        for y in 0..height {
+            data.extend_from_slice(&self.row(y)[..width]);
+        }
+        Heightmap {
+            width,
+            height,
+            data,
+        }
+    }
+
+    /// Resampled to a new size with bilinear interpolation; corners map to
+    /// corners.
+    pub fn resized(&self, width: usize, height: usize) -> Heightmap {
+        if width == self.width && height == self.height {
+            return self.clone();
+        }
+        let sx = if width > 1 {
+            (self.width - 1) as f32 / (width - 1) as f32
+        } else {
+            0.0
+        };
+        let sy = if height > 1 {
+            (self.height - 1) as f32 / (height - 1) as f32
+        } else {
+            0.0
+        };
+        let mut out = Heightmap::new(width, height);
+        for y in 0..height {
+            for x in 0..width {
+                let v = self.sample_bilinear(x as f32 * sx, y as f32 * sy);
+                out.set(x, y, v);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bilinear_hits_cells_and_midpoints() {
+        let map = Heightmap::from_vec(2, 2, vec![0.0, 10.0, 20.0, 30.0]).unwrap();
+        assert_eq!(map.sample_bilinear(0.0, 0.0), 0.0);
+        assert_eq!(map.sample_bilinear(1.0, 1.0), 30.0);
+        assert_eq!(map.sample_bilinear(0.5, 0.5), 15.0);
+        assert_eq!(map.sample_bilinear(0.5, 0.0), 5.0);
+        // The x/z average of the source article would give 12.5 at (0.25, 0.5).
+        assert!((map.sample_bilinear(0.25, 0.5) - 12.5).abs() < 1e-6);
+        assert!((map.sample_bilinear(0.25, 0.75) - 17.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn crop_keeps_top_left() {
+        let map = Heightmap::from_vec(3, 2, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+        let c = map.cropped(2, 2);
+        assert_eq!(c.data(), &[1.0, 2.0, 4.0, 5.0]);
+    }
+}

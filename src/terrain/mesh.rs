@@ -1,0 +1,129 @@
+//! Mesh data for display and export: positions, normals, uvs, indices.
+//!
+//! Plain buffers (no Bevy): the viewer uploads them, the exporters write
+//! them. Maps larger than `max_side` vertices a side are decimated by
+//! sampling every k-th cell (the last row and column always kept).
+
+use crate::terrain::heightmap::Heightmap;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeshData {
+    /// x east, y up, z south; the map is centred on the origin.
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+    /// (0,0) = north-west corner, (1,1) = south-east.
+    pub uvs: Vec<[f32; 2]>,
+    pub indices: Vec<u32>,
+    /// Vertices a side actually used.
+    pub columns: usize,
+    pub rows: usize,
+}
+
+impl MeshData {
+    pub fn is_decimated(&self, map: &Heightmap) -> bool {
+        self.columns < map.width() || self.rows < map.height()
+    }
+}
+
+/// Indices of the cells kept along one axis of `len` cells.
+pub fn decimated_axis(len: usize, max_side: usize) -> Vec<usize> {
+    let max_side = max_side.max(2);
+    if len <= max_side {
+        return (0..len).collect();
+    }
+    let step = (len - 1).div_ceil(max_side - 1);
+    let mut v: Vec<usize> = (0..len).step_by(step).collect();
+    if v.last() != Some(&(len - 1)) {
+        v.push(len - 1);
+    }
+    v
+}
+
+/// Builds the mesh. `height_scale` exaggerates heights.
+pub fn build_mesh(map: &Heightmap, cell_size: f32, height_scale: f32, max_side: usize) -> MeshData {
+    let xs = decimated_axis(map.width(), max_side);
+    let ys = decimated_axis(map.height(), max_side);
+    let (cols, rows) = (xs.len(), ys.len());
+    let half_w = (map.width() - 1) as f32 * cell_size * 0.5;
+    let half_h = (map.height() - 1) as f32 * cell_size * 0.5;
+    let inv_w = 1.0 / (map.width() - 1).max(1) as f32;
+    let inv_h = 1.0 / (map.height() - 1).max(1) as f32;
+    let mut positions = Vec::with_capacity(cols * rows);
+    let mut normals = Vec::with_capacity(cols * rows);
+    let mut uvs = Vec::with_capacity(cols * rows);
+    for (j, &y) in ys.iter().enumerate() {
+        for (i, &x) in xs.iter().enumerate() {
+            let h = map.get(x, y) * height_scale;
+            positions.push([x as f32 * cell_size - half_w, h, y as f32 * cell_size - half_h]);
+            uvs.push([x as f32 * inv_w, y as f32 * inv_h]);
+            // Central differences over the kept neighbours.
+            let (xl, xr) = (xs[i.saturating_sub(1)], xs[(i + 1).min(cols - 1)]);
+            let (yu, yd) = (ys[j.saturating_sub(1)], ys[(j + 1).min(rows - 1)]);
+            let dx = (map.get(xr, y) - map.get(xl, y)) * height_scale
+                / ((xr - xl).max(1) as f32 * cell_size);
+            let dz = (map.get(x, yd) - map.get(x, yu)) * height_scale
+                / ((yd - yu).max(1) as f32 * cell_size);
+            let n = [-dx, 1.0, -dz];
+            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            normals.push([n[0] / len, n[1] / len, n[2] / len]);
+        }
+    }
+    let mut indices = Vec::with_capacity((cols - 1) * (rows - 1) * 6);
+    for j in 0..rows - 1 {
+        for i in 0..cols - 1 {
+            let a = (j * cols + i) as u32;
+            let b = a + 1;
+            let c = a + cols as u32;
+            let d = c + 1;
+            // Counter-clockwise seen from above (+y).
+            indices.extend_from_slice(&[a, c, b, b, c, d]);
+        }
+    }
+    MeshData {
+        positions,
+        normals,
+        uvs,
+        indices,
+        columns: cols,
+        rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_map_has_up_normals_and_right_counts() {
+        let map = Heightmap::filled(5, 4, 3.0);
+        let mesh = build_mesh(&map, 2.0, 1.0, 1025);
+        assert_eq!(mesh.positions.len(), 20);
+        assert_eq!(mesh.indices.len(), 4 * 3 * 6);
+        assert!(mesh.normals.iter().all(|n| (n[1] - 1.0).abs() < 1e-6));
+        assert_eq!(mesh.positions[0], [-4.0, 3.0, -3.0]);
+        assert_eq!(mesh.positions[19], [4.0, 3.0, 3.0]);
+    }
+
+    #[test]
+    fn triangles_face_up() {
+        let map = Heightmap::new(3, 3);
+        let m = build_mesh(&map, 1.0, 1.0, 100);
+        for t in m.indices.chunks(3) {
+            let p: Vec<[f32; 3]> = t.iter().map(|&i| m.positions[i as usize]).collect();
+            let u = [p[1][0] - p[0][0], p[1][2] - p[0][2]];
+            let v = [p[2][0] - p[0][0], p[2][2] - p[0][2]];
+            // y of (p1-p0) x (p2-p0) = uz*vx - ux*vz must be positive.
+            assert!(u[1] * v[0] - u[0] * v[1] > 0.0);
+        }
+    }
+
+    #[test]
+    fn decimation_keeps_ends() {
+        let axis = decimated_axis(4097, 1025);
+        assert_eq!(axis.len(), 1025);
+        assert_eq!(*axis.last().unwrap(), 4096);
+        let axis = decimated_axis(1000, 400);
+        assert!(axis.len() <= 400);
+        assert_eq!(*axis.last().unwrap(), 999);
+    }
+}

@@ -1,0 +1,21 @@
+//! The terrain core: pure functions over plain data, no Bevy.
+
+pub mod atomic;
+pub mod export;
+pub mod heightmap;
+pub mod import;
+pub mod mesh;
+pub mod params;
+pub mod pipeline;
+pub mod presets;
+pub mod recipe;
+pub mod reference;
+pub mod rng;
+pub mod splat;
+pub mod stages;
+pub mod tiles;
+
+pub use heightmap::Heightmap;
+pub use pipeline::{Pipeline, PipelineOutput, generate};
+pub use recipe::{Recipe, StageEntry};
+pub use stages::Stage;

@@ -1,0 +1,440 @@
+//! Splat texture from height bands (ALGORITHMS §6, article 003's
+//! `TextureMappingGenerator`), with slope rules and weight-map exports.
+//!
+//! Weights: each tile's visibility at the texel's height (the article's
+//! `CalculateTilePresent`, end tiles saturating) times its slope factor,
+//! normalised so the weights sum to 1 and the texture never darkens or
+//! brightens where edited bands overlap or leave gaps.
+
+use crate::terrain::heightmap::Heightmap;
+use crate::terrain::params::{ParamVisitor, Params, Span};
+use crate::terrain::tiles::builtin_tile;
+use image::RgbImage;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// One texture layer: an image and where it shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tile {
+    pub name: String,
+    /// Image file, or `builtin:<name>` for a shipped tile.
+    pub image: String,
+    pub low: f32,
+    pub optimal: f32,
+    pub high: f32,
+    /// Slope range in degrees where this tile may show (soft 5° edges).
+    pub slope: Option<Span>,
+    /// Tile pixels per texture texel: 1 repeats the tile every 256 texels
+    /// for a 256² tile, 0.5 stretches it twice as wide.
+    pub scale: f32,
+    /// Used when the image cannot be loaded.
+    pub fallback_color: [u8; 3],
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TileSet {
+    /// Lowest band first.
+    pub tiles: Vec<Tile>,
+    /// Re-run the article's band assignment over the map's range whenever
+    /// the map changes; editing a band turns this off.
+    pub auto_bands: bool,
+}
+
+fn builtin(name: &str, color: [u8; 3], slope: Option<Span>) -> Tile {
+    Tile {
+        name: name.to_string(),
+        image: format!("builtin:{name}"),
+        low: 0.0,
+        optimal: 0.0,
+        high: 0.0,
+        slope,
+        scale: 1.0,
+        fallback_color: color,
+    }
+}
+
+impl Default for TileSet {
+    fn default() -> Self {
+        let mut set = TileSet {
+            tiles: vec![
+                builtin("sand", [200, 180, 128], None),
+                builtin("grass", [78, 112, 42], Some(Span::new(0.0, 38.0))),
+                builtin("rock", [120, 114, 106], None),
+                builtin("snow", [236, 240, 246], Some(Span::new(0.0, 42.0))),
+            ],
+            auto_bands: true,
+        };
+        set.auto_assign(0.0, 100.0);
+        set
+    }
+}
+
+impl TileSet {
+    /// The article's `AssainTilesRange` over `min..max` (the article uses
+    /// 0..max after clamping negatives; orogen uses the map's real range):
+    /// `unit = range/(k+1)`, tile i gets optimal `min + i·unit` and
+    /// `low/high = optimal ∓ unit`.
+    pub fn auto_assign(&mut self, min: f32, max: f32) {
+        let k = self.tiles.len();
+        let unit = (max - min) / (k + 1) as f32;
+        for (i, tile) in self.tiles.iter_mut().enumerate() {
+            let optimal = min + (i + 1) as f32 * unit;
+            tile.optimal = optimal;
+            tile.low = optimal - unit;
+            tile.high = optimal + unit;
+        }
+    }
+
+    /// The bands to render with: auto-assigned over `min..max` when
+    /// `auto_bands` is on, as edited otherwise.
+    pub fn effective(&self, min: f32, max: f32) -> TileSet {
+        let mut set = self.clone();
+        if set.auto_bands {
+            set.auto_assign(min, max);
+        }
+        set
+    }
+
+    /// One-line error for inconsistent tiles.
+    pub fn validate(&mut self) -> Result<(), crate::terrain::params::ParamError> {
+        if self.tiles.is_empty() || self.tiles.len() > 16 {
+            return Err(crate::terrain::params::ParamError {
+                path: "tiles".into(),
+                message: format!("{} tiles; allowed 1 to 16", self.tiles.len()),
+            });
+        }
+        for (i, tile) in self.tiles.iter_mut().enumerate() {
+            crate::terrain::params::validate(tile, &format!("tiles[{i}]"))?;
+            if !(tile.low <= tile.optimal && tile.optimal <= tile.high) {
+                return Err(crate::terrain::params::ParamError {
+                    path: format!("tiles[{i}]"),
+                    message: format!(
+                        "band must satisfy low ≤ optimal ≤ high (got {} / {} / {})",
+                        tile.low, tile.optimal, tile.high
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Params for Tile {
+    fn visit(&mut self, v: &mut dyn ParamVisitor) {
+        v.text(
+            "name",
+            &mut self.name,
+            "Name of the layer (used for splat_<i>.png documentation).",
+        );
+        v.text(
+            "image",
+            &mut self.image,
+            "PNG/JPEG/TGA/BMP file, or builtin:sand / grass / rock / snow.",
+        );
+        let range = -1_000_000.0..=1_000_000.0;
+        v.float("low", &mut self.low, range.clone(), "Below this height the tile is invisible (except the lowest tile).");
+        v.float("optimal", &mut self.optimal, range.clone(), "At this height the tile is fully visible.");
+        v.float("high", &mut self.high, range, "Above this height the tile is invisible (except the highest tile).");
+        v.optional_span(
+            "slope",
+            &mut self.slope,
+            0.0..=90.0,
+            "Slope range in degrees where the tile may show (soft 5° edges); empty = any slope.",
+        );
+        v.float(
+            "scale",
+            &mut self.scale,
+            0.01..=64.0,
+            "Tile pixels per texture texel: smaller values stretch the tile.",
+        );
+    }
+}
+
+/// Visibility of tile `index` of `count` at height `v`
+/// (`CalculateTilePresent`). The lowest tile below its optimal and the
+/// highest above it stay at 1.
+pub fn visibility(tile: &Tile, index: usize, count: usize, v: f32) -> f32 {
+    if v == tile.optimal {
+        return 1.0;
+    }
+    if v < tile.optimal {
+        if index == 0 {
+            return 1.0;
+        }
+        if v <= tile.low {
+            return 0.0;
+        }
+        return (v - tile.low) / (tile.optimal - tile.low);
+    }
+    if index + 1 == count {
+        return 1.0;
+    }
+    if v >= tile.high {
+        return 0.0;
+    }
+    (tile.high - v) / (tile.high - tile.optimal)
+}
+
+/// Slope factor: 1 inside the range, fading to 0 over 5° outside it.
+pub fn slope_factor(rule: Option<Span>, degrees: f32) -> f32 {
+    const SOFT: f32 = 5.0;
+    match rule {
+        None => 1.0,
+        Some(r) => {
+            let below = ((degrees - (r.min - SOFT)) / SOFT).clamp(0.0, 1.0);
+            let above = (((r.max + SOFT) - degrees) / SOFT).clamp(0.0, 1.0);
+            if r.min <= 0.0 { above } else { below.min(above) }
+        }
+    }
+}
+
+/// Per-tile weights at one point, summing to 1. Falls back to height
+/// alone where slope rules exclude every tile, and to the nearest optimal
+/// where edited bands leave a gap.
+pub fn weights_at(tiles: &[Tile], height: f32, slope_degrees: f32, out: &mut [f32]) {
+    let k = tiles.len();
+    let mut sum = 0.0;
+    for (i, t) in tiles.iter().enumerate() {
+        out[i] = visibility(t, i, k, height) * slope_factor(t.slope, slope_degrees);
+        sum += out[i];
+    }
+    if sum <= 1e-6 {
+        sum = 0.0;
+        for (i, t) in tiles.iter().enumerate() {
+            out[i] = visibility(t, i, k, height);
+            sum += out[i];
+        }
+    }
+    if sum <= 1e-6 {
+        let nearest = tiles
+            .iter()
+            .enumerate()
+            .min_by(|a, b| {
+                (a.1.optimal - height)
+                    .abs()
+                    .total_cmp(&(b.1.optimal - height).abs())
+            })
+            .map(|(i, _)| i)
+            .unwrap_or(0);
+        out[..k].iter_mut().for_each(|w| *w = 0.0);
+        out[nearest] = 1.0;
+        return;
+    }
+    out[..k].iter_mut().for_each(|w| *w /= sum);
+}
+
+/// Slope in degrees at every cell, from central differences in world units.
+pub fn slope_map(map: &Heightmap, cell_size: f32) -> Heightmap {
+    let (w, h) = (map.width(), map.height());
+    let mut out = Heightmap::new(w, h);
+    out.data_mut()
+        .par_chunks_mut(w)
+        .enumerate()
+        .for_each(|(y, row)| {
+            let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
+            for (x, cell) in row.iter_mut().enumerate() {
+                let (xl, xr) = (x.saturating_sub(1), (x + 1).min(w - 1));
+                let dx = (map.get(xr, y) - map.get(xl, y)) / ((xr - xl).max(1) as f32 * cell_size);
+                let dy = (map.get(x, yd) - map.get(x, yu)) / ((yd - yu).max(1) as f32 * cell_size);
+                *cell = (dx * dx + dy * dy).sqrt().atan().to_degrees();
+            }
+        });
+    out
+}
+
+/// Loaded tile pixels, one image per tile (a flat colour if unreadable).
+#[derive(Clone)]
+pub struct TileImages {
+    pub images: Vec<RgbImage>,
+}
+
+/// Loads one tile's image: `builtin:` names, or a file with a clear error.
+pub fn load_tile_image(spec: &str, base_dir: Option<&Path>) -> Result<RgbImage, String> {
+    if let Some(name) = spec.strip_prefix("builtin:") {
+        return builtin_tile(name).ok_or_else(|| {
+            format!(
+                "no built-in tile '{name}' (built-in: {})",
+                crate::terrain::tiles::BUILTIN_TILES.join(", ")
+            )
+        });
+    }
+    let mut path = PathBuf::from(spec);
+    if let Some(base) = base_dir
+        && path.is_relative()
+    {
+        path = base.join(path);
+    }
+    let bytes =
+        std::fs::read(&path).map_err(|e| format!("tile image {}: {e}", path.display()))?;
+    decode_tile_image(&bytes).map_err(|e| format!("tile image {}: {e}", path.display()))
+}
+
+/// Decodes PNG/JPEG/TGA/BMP bytes with size limits.
+pub fn decode_tile_image(bytes: &[u8]) -> Result<RgbImage, String> {
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| e.to_string())?;
+    if reader.format().is_none() {
+        // TGA has no magic number; try it last.
+        reader.set_format(image::ImageFormat::Tga);
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(8192);
+    limits.max_image_height = Some(8192);
+    limits.max_alloc = Some(512 << 20);
+    reader.limits(limits);
+    let image = reader.decode().map_err(|e| format!("unreadable image: {e}"))?;
+    if image.width() == 0 || image.height() == 0 {
+        return Err("image is empty".into());
+    }
+    Ok(image.to_rgb8())
+}
+
+impl TileImages {
+    /// Loads every tile; failures become flat-colour tiles plus a warning.
+    pub fn load(set: &TileSet, base_dir: Option<&Path>) -> (TileImages, Vec<String>) {
+        let mut warnings = Vec::new();
+        let images = set
+            .tiles
+            .iter()
+            .map(|t| match load_tile_image(&t.image, base_dir) {
+                Ok(img) => img,
+                Err(e) => {
+                    warnings.push(format!("{}: {e}; using a flat colour", t.name));
+                    RgbImage::from_pixel(1, 1, image::Rgb(t.fallback_color))
+                }
+            })
+            .collect();
+        (TileImages { images }, warnings)
+    }
+}
+
+/// The rendered texture and weights.
+#[derive(Clone, Debug)]
+pub struct SplatTexture {
+    pub width: usize,
+    pub height: usize,
+    /// RGB8, row 0 = north.
+    pub rgb: Vec<u8>,
+    /// Per texel, per tile weight in 0..=255 (`tiles` values per texel).
+    pub weights: Vec<u8>,
+    pub tiles: usize,
+}
+
+impl SplatTexture {
+    /// RGBA8 with channel i = weight of tile i for the first four tiles.
+    pub fn splat_rgba(&self) -> Vec<u8> {
+        let mut out = vec![0u8; self.width * self.height * 4];
+        for (texel, px) in out.chunks_exact_mut(4).enumerate() {
+            let w = &self.weights[texel * self.tiles..(texel + 1) * self.tiles];
+            for (c, &v) in w.iter().take(4).enumerate() {
+                px[c] = v;
+            }
+        }
+        out
+    }
+
+    /// Grayscale weight map of one tile.
+    pub fn layer(&self, tile: usize) -> Vec<u8> {
+        self.weights
+            .chunks_exact(self.tiles)
+            .map(|w| w[tile])
+            .collect()
+    }
+
+    /// RGBA8 of the colour texture (opaque), for GPU upload.
+    pub fn rgba(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.width * self.height * 4);
+        for px in self.rgb.chunks_exact(3) {
+            out.extend_from_slice(&[px[0], px[1], px[2], 255]);
+        }
+        out
+    }
+}
+
+/// Renders the splat texture at `width x height` texels. Texel centres map
+/// onto the heightmap corner to corner with true bilinear interpolation.
+pub fn render_splat(
+    map: &Heightmap,
+    cell_size: f32,
+    tiles: &TileSet,
+    images: &TileImages,
+    width: usize,
+    height: usize,
+) -> SplatTexture {
+    let stats = map.stats();
+    let set = tiles.effective(stats.min, stats.max);
+    let k = set.tiles.len();
+    let slopes = slope_map(map, cell_size);
+    let sx = (map.width() - 1) as f32 / width as f32;
+    let sy = (map.height() - 1) as f32 / height as f32;
+    let mut rgb = vec![0u8; width * height * 3];
+    let mut weights = vec![0u8; width * height * k];
+    rgb.par_chunks_mut(width * 3)
+        .zip(weights.par_chunks_mut(width * k))
+        .enumerate()
+        .for_each(|(ty, (rgb_row, weight_row))| {
+            let hy = (ty as f32 + 0.5) * sy;
+            let mut w = vec![0.0f32; k];
+            for tx in 0..width {
+                let hx = (tx as f32 + 0.5) * sx;
+                let h = map.sample_bilinear(hx, hy);
+                let s = slopes.sample_bilinear(hx, hy);
+                weights_at(&set.tiles, h, s, &mut w);
+                let mut color = [0.0f32; 3];
+                for (i, tile) in set.tiles.iter().enumerate() {
+                    if w[i] <= 0.0 {
+                        continue;
+                    }
+                    let img = &images.images[i.min(images.images.len() - 1)];
+                    // GetTexCoords: wrap the texel coordinate by the tile size.
+                    let px = ((tx as f32 * tile.scale) as u32) % img.width();
+                    let py = ((ty as f32 * tile.scale) as u32) % img.height();
+                    let p = img.get_pixel(px, py);
+                    for c in 0..3 {
+                        color[c] += w[i] * p[c] as f32;
+                    }
+                }
+                for c in 0..3 {
+                    rgb_row[tx * 3 + c] = color[c].round().clamp(0.0, 255.0) as u8;
+                }
+                for i in 0..k {
+                    weight_row[tx * k + i] = (w[i] * 255.0).round() as u8;
+                }
+            }
+        });
+    SplatTexture {
+        width,
+        height,
+        rgb,
+        weights,
+        tiles: k,
+    }
+}
+
+/// Adds `texture.png`, `splat.png` and `splat_<i>.png` to an export.
+pub fn add_texture_files(
+    bundle: &mut crate::terrain::export::ExportBundle,
+    splat: &SplatTexture,
+) -> Result<(), String> {
+    use crate::terrain::export::encode_png;
+    use image::ExtendedColorType;
+    bundle.add(
+        "texture.png",
+        encode_png(&splat.rgb, splat.width, splat.height, ExtendedColorType::Rgb8)?,
+    );
+    bundle.add(
+        "splat.png",
+        encode_png(&splat.splat_rgba(), splat.width, splat.height, ExtendedColorType::Rgba8)?,
+    );
+    for i in 0..splat.tiles {
+        bundle.add(
+            format!("splat_{i}.png"),
+            encode_png(&splat.layer(i), splat.width, splat.height, ExtendedColorType::L8)?,
+        );
+    }
+    Ok(())
+}

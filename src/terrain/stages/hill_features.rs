@@ -1,0 +1,438 @@
+//! THREE.Terrain's Hill method (ALGORITHMS §4): frequency-driven features,
+//! each an eased shape blended into the map within its radius. Features
+//! are clipped at the map's edges (THREE.Terrain wraps them into the
+//! neighbouring row).
+
+use super::{StageContext, StageError, StageOp};
+use crate::terrain::heightmap::Heightmap;
+use crate::terrain::params::{Choice, ParamVisitor, Params, Span, visit_choice};
+use crate::terrain::rng::{StageRng, range_f32, unit_f32};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::f32::consts::PI;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FeatureShape {
+    Hill,
+    Valley,
+    Mesa,
+    Hole,
+    Dome,
+    Flat,
+    Volcano,
+}
+
+impl FeatureShape {
+    /// Profile at `t` = distance / radius.
+    #[inline]
+    pub fn eval(self, t: f32) -> f32 {
+        match self {
+            FeatureShape::Hill => hill(t),
+            FeatureShape::Valley => -hill(t),
+            FeatureShape::Mesa => mesa(t),
+            FeatureShape::Hole => -mesa(t),
+            FeatureShape::Dome => -(t + 1.0) * (t - 1.0),
+            FeatureShape::Flat => 0.0,
+            FeatureShape::Volcano => {
+                let a = t.abs();
+                0.94 - 0.32 * ((2.0 * t).abs() + (2.0 * PI * a + 0.4).cos())
+            }
+        }
+    }
+}
+
+#[inline]
+fn hill(t: f32) -> f32 {
+    if t < 0.0 {
+        let u = t + 1.0;
+        u * u * (3.0 - 2.0 * u)
+    } else {
+        1.0 - t * t * (3.0 - 2.0 * t)
+    }
+}
+
+#[inline]
+fn mesa(t: f32) -> f32 {
+    1.25 * 0.8f32.min((-(t * t)).exp())
+}
+
+impl Choice for FeatureShape {
+    const ALL: &'static [Self] = &[
+        FeatureShape::Hill,
+        FeatureShape::Valley,
+        FeatureShape::Mesa,
+        FeatureShape::Hole,
+        FeatureShape::Dome,
+        FeatureShape::Flat,
+        FeatureShape::Volcano,
+    ];
+    fn label(self) -> &'static str {
+        match self {
+            FeatureShape::Hill => "Hill",
+            FeatureShape::Valley => "Valley",
+            FeatureShape::Mesa => "Mesa",
+            FeatureShape::Hole => "Hole",
+            FeatureShape::Dome => "Dome",
+            FeatureShape::Flat => "Flat",
+            FeatureShape::Volcano => "Volcano",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Easing {
+    Linear,
+    EaseIn,
+    EaseOut,
+    EaseInOut,
+    InEaseOut,
+    EaseInWeak,
+    EaseInStrong,
+}
+
+impl Easing {
+    #[inline]
+    pub fn eval(self, x: f32) -> f32 {
+        match self {
+            Easing::Linear => x,
+            Easing::EaseIn => x * x,
+            Easing::EaseOut => -x * (x - 2.0),
+            Easing::EaseInOut => x * x * (3.0 - 2.0 * x),
+            Easing::InEaseOut => {
+                let u = 2.0 * x - 1.0;
+                0.5 * u * u * u + 0.5
+            }
+            Easing::EaseInWeak => x.powf(1.55),
+            Easing::EaseInStrong => x.powi(7),
+        }
+    }
+}
+
+impl Choice for Easing {
+    const ALL: &'static [Self] = &[
+        Easing::Linear,
+        Easing::EaseIn,
+        Easing::EaseOut,
+        Easing::EaseInOut,
+        Easing::InEaseOut,
+        Easing::EaseInWeak,
+        Easing::EaseInStrong,
+    ];
+    fn label(self) -> &'static str {
+        match self {
+            Easing::Linear => "Linear",
+            Easing::EaseIn => "EaseIn",
+            Easing::EaseOut => "EaseOut",
+            Easing::EaseInOut => "EaseInOut",
+            Easing::InEaseOut => "InEaseOut",
+            Easing::EaseInWeak => "EaseInWeak",
+            Easing::EaseInStrong => "EaseInStrong",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FeatureBlend {
+    Additive,
+    Subtractive,
+    Multiply,
+    Replace,
+    Normal,
+    Max,
+    Min,
+}
+
+impl FeatureBlend {
+    /// Blends feature value `d` into `g`; `eased` is easing(t).
+    #[inline]
+    pub fn apply(self, g: f32, d: f32, eased: f32) -> f32 {
+        match self {
+            FeatureBlend::Additive => g + d,
+            FeatureBlend::Subtractive => g - d,
+            FeatureBlend::Multiply => g * d,
+            FeatureBlend::Replace => d,
+            FeatureBlend::Normal => eased * g + d,
+            FeatureBlend::Max => g.max(d),
+            FeatureBlend::Min => g.min(d),
+        }
+    }
+}
+
+impl Choice for FeatureBlend {
+    const ALL: &'static [Self] = &[
+        FeatureBlend::Additive,
+        FeatureBlend::Subtractive,
+        FeatureBlend::Multiply,
+        FeatureBlend::Replace,
+        FeatureBlend::Normal,
+        FeatureBlend::Max,
+        FeatureBlend::Min,
+    ];
+    fn label(self) -> &'static str {
+        match self {
+            FeatureBlend::Additive => "Additive",
+            FeatureBlend::Subtractive => "Subtractive",
+            FeatureBlend::Multiply => "Multiply",
+            FeatureBlend::Replace => "Replace",
+            FeatureBlend::Normal => "Normal",
+            FeatureBlend::Max => "Max",
+            FeatureBlend::Min => "Min",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Distribution {
+    Uniform,
+    Island,
+}
+
+impl Choice for Distribution {
+    const ALL: &'static [Self] = &[Distribution::Uniform, Distribution::Island];
+    fn label(self) -> &'static str {
+        match self {
+            Distribution::Uniform => "Uniform",
+            Distribution::Island => "Island",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HillFeatures {
+    /// THREE.Terrain's `frequency`; counts, radii and heights derive from it.
+    pub frequency: f32,
+    /// THREE.Terrain's `minHeight..maxHeight`, world units.
+    pub terrain_height: Span,
+    /// Explicit overrides of the derived values.
+    pub count: Option<u32>,
+    pub radius: Option<Span>,
+    pub feature_height: Option<Span>,
+    pub shape: FeatureShape,
+    pub easing: Easing,
+    pub blend: FeatureBlend,
+    pub distribution: Distribution,
+}
+
+impl Default for HillFeatures {
+    fn default() -> Self {
+        // THREE.Terrain's defaults.
+        Self {
+            frequency: 2.5,
+            terrain_height: Span::new(-100.0, 100.0),
+            count: None,
+            radius: None,
+            feature_height: None,
+            shape: FeatureShape::Hill,
+            easing: Easing::EaseInStrong,
+            blend: FeatureBlend::Additive,
+            distribution: Distribution::Uniform,
+        }
+    }
+}
+
+impl Params for HillFeatures {
+    fn visit(&mut self, v: &mut dyn ParamVisitor) {
+        v.float(
+            "frequency",
+            &mut self.frequency,
+            0.1..=20.0,
+            "THREE.Terrain frequency: with f = 2·frequency there are f²·10 features, radii side/f²..side/f and heights range/f²..range/f.",
+        );
+        v.span(
+            "terrain_height",
+            &mut self.terrain_height,
+            -100_000.0..=100_000.0,
+            "THREE.Terrain minHeight..maxHeight: the range feature heights derive from.",
+        );
+        v.optional_int(
+            "count",
+            &mut self.count,
+            0..=1_000_000,
+            "Override the number of features (default f²·10).",
+        );
+        v.optional_span(
+            "radius",
+            &mut self.radius,
+            0.5..=100_000.0,
+            "Override the radius range in cells (default side/f² .. side/f).",
+        );
+        v.optional_span(
+            "feature_height",
+            &mut self.feature_height,
+            -100_000.0..=100_000.0,
+            "Override the feature height range (default range/f² .. range/f).",
+        );
+        visit_choice(v, "shape", &mut self.shape, "Profile of each feature.");
+        visit_choice(
+            v,
+            "easing",
+            &mut self.easing,
+            "Falloff from centre to rim: d = shape(t)·height·(1 − easing(t)).",
+        );
+        visit_choice(
+            v,
+            "blend",
+            &mut self.blend,
+            "How each feature merges with the map: Normal = easing(t)·g + d.",
+        );
+        visit_choice(
+            v,
+            "distribution",
+            &mut self.distribution,
+            "Where centres fall: Uniform over the map, or Island (a ring around the middle).",
+        );
+    }
+}
+
+/// One placed feature: centre cell, radius in cells, height.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Feature {
+    pub cx: i64,
+    pub cy: i64,
+    pub radius: f32,
+    pub height: f32,
+}
+
+/// The values THREE.Terrain derives from `frequency`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Derived {
+    pub count: u32,
+    pub radius: Span,
+    pub height: Span,
+}
+
+impl HillFeatures {
+    pub fn derived(&self, width: usize, height: usize) -> Derived {
+        let f = 2.0 * self.frequency;
+        let range = self.terrain_height.max - self.terrain_height.min;
+        let side = (width.min(height).saturating_sub(1)).max(1) as f32;
+        Derived {
+            // The source's `for (i = 0; i < numFeatures; i++)` runs ceil() times.
+            count: self.count.unwrap_or((f * f * 10.0).ceil() as u32),
+            radius: self
+                .radius
+                .unwrap_or(Span::new(side / (f * f), side / f)),
+            height: self
+                .feature_height
+                .unwrap_or(Span::new(range / (f * f), range / f)),
+        }
+    }
+
+    /// Draws every feature in a fixed order: radius, height, x, y (and the
+    /// island angle), as THREE.Terrain does.
+    pub fn place(&self, width: usize, height: usize, rng: &mut StageRng) -> Vec<Feature> {
+        let d = self.derived(width, height);
+        (0..d.count)
+            .map(|_| {
+                let radius = range_f32(rng, d.radius.min, d.radius.max);
+                let h = range_f32(rng, d.height.min, d.height.max);
+                let mut x = unit_f32(rng);
+                let mut y = unit_f32(rng);
+                if self.distribution == Distribution::Island {
+                    let theta = unit_f32(rng) * 2.0 * PI;
+                    x = 0.5 + theta.cos() * x * 0.4;
+                    y = 0.5 + theta.sin() * y * 0.4;
+                }
+                Feature {
+                    cx: (x * (width - 1) as f32).floor() as i64,
+                    cy: (y * (height - 1) as f32).floor() as i64,
+                    radius: radius.max(f32::MIN_POSITIVE),
+                    height: h,
+                }
+            })
+            .collect()
+    }
+
+    /// The feature's new value for a cell holding `g` at offset (dx, dy),
+    /// or `None` outside its radius. Shared by the fast and naive paths.
+    #[inline]
+    pub fn influence(&self, feature: &Feature, dx: i64, dy: i64, g: f32) -> Option<f32> {
+        let (dx, dy) = (dx as f32, dy as f32);
+        let fd = (dx * dx + dy * dy).sqrt();
+        if fd > feature.radius {
+            return None;
+        }
+        let t = fd / feature.radius;
+        let eased = self.easing.eval(t);
+        let d = self.shape.eval(t) * feature.height * (1.0 - eased);
+        Some(self.blend.apply(g, d, eased))
+    }
+
+    /// Applies features in order; each row walks only the features that
+    /// reach it and only the columns inside their radius.
+    pub fn apply_features(&self, map: &mut Heightmap, features: &[Feature]) {
+        let width = map.width() as i64;
+        map.data_mut()
+            .par_chunks_mut(width as usize)
+            .enumerate()
+            .for_each(|(y, row)| {
+                let y = y as i64;
+                for f in features {
+                    let dy = y - f.cy;
+                    let dyf = dy as f32;
+                    if dyf.abs() > f.radius {
+                        continue;
+                    }
+                    let reach = (f.radius * f.radius - dyf * dyf).max(0.0).sqrt().ceil() as i64 + 1;
+                    let x0 = (f.cx - reach).max(0);
+                    let x1 = (f.cx + reach).min(width - 1);
+                    for x in x0..=x1 {
+                        let cell = &mut row[x as usize];
+                        if let Some(v) = self.influence(f, x - f.cx, dy, *cell) {
+                            *cell = v;
+                        }
+                    }
+                }
+            });
+    }
+}
+
+impl StageOp for HillFeatures {
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        let features = self.place(map.width(), map.height(), &mut ctx.rng);
+        self.apply_features(map, &features);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_match_the_formulas() {
+        assert_eq!(FeatureShape::Hill.eval(0.0), 1.0);
+        assert_eq!(FeatureShape::Hill.eval(1.0), 0.0);
+        assert!((FeatureShape::Hill.eval(0.5) - 0.5).abs() < 1e-6);
+        assert_eq!(FeatureShape::Valley.eval(0.0), -1.0);
+        assert!((FeatureShape::Mesa.eval(0.0) - 1.0).abs() < 1e-6);
+        assert!((FeatureShape::Hole.eval(0.0) + 1.0).abs() < 1e-6);
+        assert_eq!(FeatureShape::Dome.eval(0.0), 1.0);
+        assert_eq!(FeatureShape::Dome.eval(1.0), 0.0);
+        assert_eq!(FeatureShape::Flat.eval(0.3), 0.0);
+        let v0 = 0.94 - 0.32 * (0.4f32).cos();
+        assert!((FeatureShape::Volcano.eval(0.0) - v0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn easings_match_the_formulas() {
+        for e in Easing::ALL {
+            assert!(e.eval(0.0).abs() < 1e-6, "{e:?} at 0");
+            assert!((e.eval(1.0) - 1.0).abs() < 1e-6, "{e:?} at 1");
+        }
+        assert!((Easing::EaseInStrong.eval(0.5) - 0.5f32.powi(7)).abs() < 1e-9);
+        assert!((Easing::EaseOut.eval(0.5) - 0.75).abs() < 1e-6);
+        assert!((Easing::InEaseOut.eval(0.25) - (0.5 * (-0.5f32).powi(3) + 0.5)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn defaults_derive_like_three_terrain() {
+        let d = HillFeatures::default().derived(1025, 1025);
+        assert_eq!(d.count, 250);
+        assert!((d.radius.min - 1024.0 / 25.0).abs() < 1e-3);
+        assert!((d.radius.max - 1024.0 / 5.0).abs() < 1e-3);
+        assert!((d.height.min - 8.0).abs() < 1e-4);
+        assert!((d.height.max - 40.0).abs() < 1e-4);
+    }
+}

@@ -1,0 +1,354 @@
+//! Fly camera: W/A/S/D move, Q/E down/up, hold the right mouse button to
+//! look, the wheel changes speed, Shift moves fast, F frames the terrain.
+//! Keys and mouse are ignored while egui uses them. The math lives in
+//! plain functions below so it is unit-tested without an `App`.
+
+use super::state::UiFocus;
+use super::terrain::TerrainBounds;
+use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
+use bevy::prelude::*;
+use std::f32::consts::FRAC_PI_2;
+
+pub struct FlyCameraPlugin;
+
+impl Plugin for FlyCameraPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Startup, spawn_camera)
+            .add_systems(Update, (frame_terrain, fly).chain());
+    }
+}
+
+/// Vertical field of view of the 3D camera.
+pub const FOV_Y: f32 = std::f32::consts::FRAC_PI_4;
+/// Pitch stays short of straight up/down so `looking_to` stays defined.
+const MAX_PITCH: f32 = FRAC_PI_2 - 0.01;
+const LOOK_RADIANS_PER_PIXEL: f32 = 0.003;
+const FAST_FACTOR: f32 = 4.0;
+const MIN_SPEED: f32 = 0.5;
+const MAX_SPEED: f32 = 20_000.0;
+
+#[derive(Component, Clone, Copy, Debug)]
+pub struct FlyCamera {
+    /// Radians around +y; 0 looks north (-z), positive turns left (west).
+    pub yaw: f32,
+    /// Radians above the horizon.
+    pub pitch: f32,
+    /// World units per second.
+    pub speed: f32,
+    /// Whether the camera has been placed for the current terrain yet.
+    pub framed: bool,
+}
+
+impl Default for FlyCamera {
+    fn default() -> Self {
+        Self {
+            yaw: 0.0,
+            pitch: -0.5,
+            speed: 60.0,
+            framed: false,
+        }
+    }
+}
+
+/// Unit view direction for a yaw and pitch.
+pub fn direction_from_yaw_pitch(yaw: f32, pitch: f32) -> Vec3 {
+    Vec3::new(
+        -yaw.sin() * pitch.cos(),
+        pitch.sin(),
+        -yaw.cos() * pitch.cos(),
+    )
+}
+
+/// Yaw and pitch of a (not necessarily unit) direction; the inverse of
+/// [`direction_from_yaw_pitch`].
+pub fn yaw_pitch_from_direction(direction: Vec3) -> (f32, f32) {
+    let d = direction.normalize_or(Vec3::NEG_Z);
+    let yaw = (-d.x).atan2(-d.z);
+    let pitch = d.y.clamp(-1.0, 1.0).asin().clamp(-MAX_PITCH, MAX_PITCH);
+    (yaw, pitch)
+}
+
+/// Yaw and pitch after a mouse movement of `delta` pixels.
+pub fn look(yaw: f32, pitch: f32, delta: Vec2) -> (f32, f32) {
+    let yaw = (yaw - delta.x * LOOK_RADIANS_PER_PIXEL).rem_euclid(std::f32::consts::TAU);
+    let pitch = (pitch - delta.y * LOOK_RADIANS_PER_PIXEL).clamp(-MAX_PITCH, MAX_PITCH);
+    (yaw, pitch)
+}
+
+/// Keys held this frame, as axis values in -1..=1.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MoveInput {
+    pub forward: f32,
+    pub right: f32,
+    pub up: f32,
+    pub fast: bool,
+}
+
+/// Displacement for one frame: forward along the view, right along the
+/// horizon, up along world +y.
+pub fn movement(yaw: f32, pitch: f32, input: MoveInput, speed: f32, seconds: f32) -> Vec3 {
+    let forward = direction_from_yaw_pitch(yaw, pitch);
+    let right = Vec3::new(yaw.cos(), 0.0, -yaw.sin());
+    let wish = forward * input.forward + right * input.right + Vec3::Y * input.up;
+    let factor = if input.fast { FAST_FACTOR } else { 1.0 };
+    wish.normalize_or_zero() * speed * factor * seconds
+}
+
+/// Speed after turning the wheel by `lines` notches (up = faster).
+pub fn speed_after_scroll(speed: f32, lines: f32) -> f32 {
+    (speed * 1.2f32.powf(lines)).clamp(MIN_SPEED, MAX_SPEED)
+}
+
+/// Distance at which a sphere of `radius` fills the narrower field of view.
+pub fn framing_distance(radius: f32, fov_y: f32, aspect: f32) -> f32 {
+    let half_y = fov_y * 0.5;
+    let half_x = (half_y.tan() * aspect.max(0.1)).atan();
+    radius / half_y.min(half_x).sin()
+}
+
+/// Where to put the camera to see the whole terrain: south-east of it,
+/// looking down at about 35 degrees. Returns (position, target).
+pub fn framing_pose(bounds: &TerrainBounds, height_scale: f32, aspect: f32) -> (Vec3, Vec3) {
+    let low = bounds.min_height * height_scale;
+    let high = bounds.max_height * height_scale;
+    let target = Vec3::new(0.0, (low + high) * 0.5, 0.0);
+    let half = Vec3::new(bounds.half_width, (high - low) * 0.5, bounds.half_depth);
+    let radius = half.length().max(1.0);
+    // Slightly closer than the full sphere: the terrain is flat-ish, so its
+    // silhouette is smaller than its bounding sphere.
+    let distance = framing_distance(radius, FOV_Y, aspect) * 0.85;
+    let from = direction_from_yaw_pitch(150f32.to_radians(), 35f32.to_radians());
+    (target + from * distance, target)
+}
+
+fn spawn_camera(mut commands: Commands) {
+    commands.spawn((
+        Camera3d::default(),
+        Msaa::Off,
+        Projection::Perspective(PerspectiveProjection {
+            fov: FOV_Y,
+            near: 0.5,
+            far: 50_000.0,
+            ..default()
+        }),
+        DistanceFog {
+            color: Color::srgba(0.62, 0.75, 0.90, 1.0),
+            falloff: FogFalloff::Linear {
+                start: 2_000.0,
+                end: 20_000.0,
+            },
+            ..default()
+        },
+        Transform::from_xyz(0.0, 300.0, 600.0).looking_at(Vec3::ZERO, Vec3::Y),
+        FlyCamera::default(),
+    ));
+}
+
+fn egui_has_keyboard(focus: &Option<Res<UiFocus>>) -> bool {
+    focus.as_ref().is_some_and(|f| f.keyboard)
+}
+
+fn egui_has_pointer(focus: &Option<Res<UiFocus>>) -> bool {
+    focus.as_ref().is_some_and(|f| f.pointer)
+}
+
+/// Places the camera when the first terrain arrives, when the map's size
+/// changes, and when F is pressed.
+fn frame_terrain(
+    keys: Res<ButtonInput<KeyCode>>,
+    bounds: Res<TerrainBounds>,
+    view: Option<Res<super::state::ViewSettings>>,
+    wants: Option<Res<UiFocus>>,
+    mut last_extent: Local<Option<(f32, f32)>>,
+    mut cameras: Query<(
+        &mut Transform,
+        &mut FlyCamera,
+        &Camera,
+        &mut Projection,
+        Option<&mut DistanceFog>,
+    )>,
+) {
+    if !bounds.ready {
+        return;
+    }
+    let extent = (bounds.half_width, bounds.half_depth);
+    let resized = *last_extent != Some(extent);
+    let pressed = keys.just_pressed(KeyCode::KeyF) && !egui_has_keyboard(&wants);
+    let height_scale = view.map(|v| v.height_scale).unwrap_or(1.0);
+    for (mut transform, mut fly, camera, mut projection, fog) in &mut cameras {
+        if fly.framed && !resized && !pressed {
+            continue;
+        }
+        let aspect = camera
+            .logical_viewport_size()
+            .map(|s| s.x / s.y.max(1.0))
+            .unwrap_or(16.0 / 9.0);
+        let (position, target) = framing_pose(&bounds, height_scale, aspect);
+        *transform = Transform::from_translation(position).looking_at(target, Vec3::Y);
+        (fly.yaw, fly.pitch) = yaw_pitch_from_direction(target - position);
+        let distance = position.distance(target);
+        fly.speed = (distance * 0.25).clamp(MIN_SPEED, MAX_SPEED);
+        fly.framed = true;
+        // Keep the far plane and the haze proportional to the terrain.
+        if let Projection::Perspective(perspective) = projection.as_mut() {
+            perspective.far = distance * 20.0;
+            perspective.near = (distance * 0.0005).max(0.05);
+        }
+        if let Some(mut fog) = fog {
+            fog.falloff = FogFalloff::Linear {
+                start: distance * 1.5,
+                end: distance * 8.0,
+            };
+        }
+    }
+    *last_extent = Some(extent);
+}
+
+fn fly(
+    time: Res<Time>,
+    keys: Res<ButtonInput<KeyCode>>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    motion: Res<AccumulatedMouseMotion>,
+    scroll: Res<AccumulatedMouseScroll>,
+    wants: Option<Res<UiFocus>>,
+    mut cameras: Query<(&mut Transform, &mut FlyCamera)>,
+) {
+    let keyboard_free = !egui_has_keyboard(&wants);
+    let pointer_free = !egui_has_pointer(&wants);
+    for (mut transform, mut fly) in &mut cameras {
+        if pointer_free && buttons.pressed(MouseButton::Right) && motion.delta != Vec2::ZERO {
+            (fly.yaw, fly.pitch) = look(fly.yaw, fly.pitch, motion.delta);
+        }
+        if pointer_free && scroll.delta.y != 0.0 {
+            let lines = match scroll.unit {
+                MouseScrollUnit::Line => scroll.delta.y,
+                MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
+            };
+            fly.speed = speed_after_scroll(fly.speed, lines);
+        }
+        let mut input = MoveInput::default();
+        if keyboard_free {
+            let axis = |plus: KeyCode, minus: KeyCode| {
+                keys.pressed(plus) as i32 as f32 - keys.pressed(minus) as i32 as f32
+            };
+            input = MoveInput {
+                forward: axis(KeyCode::KeyW, KeyCode::KeyS),
+                right: axis(KeyCode::KeyD, KeyCode::KeyA),
+                up: axis(KeyCode::KeyE, KeyCode::KeyQ),
+                fast: keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]),
+            };
+        }
+        // Undo/redo use Ctrl+Z/Y; Ctrl+S-style chords must not move the camera.
+        if keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]) {
+            input = MoveInput::default();
+        }
+        let step = movement(fly.yaw, fly.pitch, input, fly.speed, time.delta_secs());
+        transform.translation += step;
+        let direction = direction_from_yaw_pitch(fly.yaw, fly.pitch);
+        transform.look_to(direction, Vec3::Y);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: Vec3, b: Vec3) -> bool {
+        (a - b).length() < 1e-4
+    }
+
+    #[test]
+    fn yaw_zero_looks_north_and_yaw_quarter_looks_west() {
+        assert!(close(direction_from_yaw_pitch(0.0, 0.0), Vec3::NEG_Z));
+        assert!(close(direction_from_yaw_pitch(FRAC_PI_2, 0.0), Vec3::NEG_X));
+        assert!(close(
+            direction_from_yaw_pitch(0.0, 0.3).normalize(),
+            direction_from_yaw_pitch(0.0, 0.3)
+        ));
+    }
+
+    #[test]
+    fn yaw_pitch_round_trip() {
+        for &(yaw, pitch) in &[(0.3, -0.4), (2.5, 0.2), (-1.0, 1.2)] {
+            let d = direction_from_yaw_pitch(yaw, pitch);
+            let (y2, p2) = yaw_pitch_from_direction(d);
+            assert!(close(direction_from_yaw_pitch(y2, p2), d));
+        }
+    }
+
+    #[test]
+    fn look_clamps_pitch() {
+        let (_, pitch) = look(0.0, 0.0, Vec2::new(0.0, -100_000.0));
+        assert!(pitch <= MAX_PITCH);
+        let (_, pitch) = look(0.0, 0.0, Vec2::new(0.0, 100_000.0));
+        assert!(pitch >= -MAX_PITCH);
+    }
+
+    #[test]
+    fn movement_follows_view_and_shift_is_faster() {
+        let input = MoveInput {
+            forward: 1.0,
+            ..default()
+        };
+        let step = movement(0.0, 0.0, input, 10.0, 0.5);
+        assert!(close(step, Vec3::new(0.0, 0.0, -5.0)));
+        let fast = movement(
+            0.0,
+            0.0,
+            MoveInput {
+                fast: true,
+                ..input
+            },
+            10.0,
+            0.5,
+        );
+        assert!((fast.length() - 5.0 * FAST_FACTOR).abs() < 1e-4);
+        let strafe = MoveInput {
+            right: 1.0,
+            ..default()
+        };
+        assert!(close(movement(0.0, 0.7, strafe, 1.0, 1.0), Vec3::X));
+        // Diagonals are not faster than straight moves.
+        let diagonal = MoveInput {
+            forward: 1.0,
+            right: 1.0,
+            ..default()
+        };
+        assert!((movement(0.0, 0.0, diagonal, 1.0, 1.0).length() - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn scroll_changes_speed_within_limits() {
+        assert!(speed_after_scroll(10.0, 1.0) > 10.0);
+        assert!(speed_after_scroll(10.0, -1.0) < 10.0);
+        assert_eq!(speed_after_scroll(10.0, -1000.0), MIN_SPEED);
+        assert_eq!(speed_after_scroll(10.0, 1000.0), MAX_SPEED);
+    }
+
+    #[test]
+    fn framing_sees_the_whole_sphere() {
+        let d = framing_distance(100.0, FOV_Y, 1.0);
+        // The sphere's tangent from the camera makes exactly half the fov.
+        assert!(((100.0 / d).asin() - FOV_Y * 0.5).abs() < 1e-4);
+        // A narrow window needs more distance than a wide one.
+        assert!(framing_distance(100.0, FOV_Y, 0.5) > framing_distance(100.0, FOV_Y, 2.0));
+    }
+
+    #[test]
+    fn framing_pose_looks_at_the_terrain_from_above() {
+        let bounds = TerrainBounds {
+            half_width: 256.0,
+            half_depth: 256.0,
+            min_height: 0.0,
+            max_height: 150.0,
+            ready: true,
+        };
+        let (position, target) = framing_pose(&bounds, 1.0, 16.0 / 9.0);
+        assert!(position.y > target.y);
+        assert!(
+            position.z > 0.0 && position.x < 0.0,
+            "south, looking north-east"
+        );
+        assert!(position.distance(target) > 256.0);
+    }
+}

@@ -1,0 +1,347 @@
+//! Regeneration off the main thread.
+//!
+//! When the recipe (tiles included) or the displayed stage change, a job
+//! on the async compute pool runs the pipeline (which re-runs only the
+//! stages from the first edited one; a tile-only edit re-runs none), then
+//! builds the display mesh, the splat texture and the previews. The main
+//! thread only swaps the results in. A newer request cancels the older
+//! job (its flag is checked between stages) and drops it, so the latest
+//! edit always wins.
+//!
+//! This plugin needs no window or GPU: it works under `MinimalPlugins`.
+
+use super::display::{DisplayBuild, build_display};
+use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource};
+use crate::terrain::Recipe;
+use crate::terrain::pipeline::{Pipeline, PipelineError, RunHooks};
+use crate::terrain::recipe::default_memory_limit;
+use crate::terrain::splat::{TileImages, TileSet};
+use bevy::prelude::*;
+use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub struct RegenerationPlugin;
+
+impl Plugin for RegenerationPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<RecipeSource>()
+            .init_resource::<DisplayedStage>()
+            .init_resource::<Generated>()
+            .init_resource::<PendingUpload>()
+            .init_resource::<RegenJob>()
+            .init_resource::<SharedPipeline>()
+            .add_systems(Update, (start_job_on_edit, collect_finished_job).chain());
+    }
+}
+
+/// State that outlives one job: the pipeline, whose per-stage cache makes
+/// re-runs cheap, and the decoded tile images. Jobs lock it while they
+/// run; they run one after another, so the lock is only ever waited on by
+/// a job queued behind a cancelled one.
+#[derive(Resource, Clone, Default)]
+pub struct SharedPipeline(Arc<Mutex<JobCache>>);
+
+#[derive(Default)]
+pub(crate) struct JobCache {
+    base_dir: Option<PathBuf>,
+    pipeline: Pipeline,
+    /// Tile images and the (image specs, folder) they were loaded for.
+    images: Option<(Vec<String>, Option<PathBuf>, TileImages, Vec<String>)>,
+}
+
+impl JobCache {
+    /// Tile images for `tiles`, decoded again only when a path changed.
+    pub(crate) fn tile_images(
+        &mut self,
+        tiles: &TileSet,
+        base_dir: Option<&std::path::Path>,
+    ) -> (TileImages, Vec<String>) {
+        let specs: Vec<String> = tiles.tiles.iter().map(|t| t.image.clone()).collect();
+        let dir = base_dir.map(PathBuf::from);
+        if let Some((cached_specs, cached_dir, images, warnings)) = &self.images
+            && *cached_specs == specs
+            && *cached_dir == dir
+        {
+            return (images.clone(), warnings.clone());
+        }
+        let (images, warnings) = TileImages::load(tiles, base_dir);
+        self.images = Some((specs, dir, images.clone(), warnings.clone()));
+        (images, warnings)
+    }
+}
+
+/// What a job needs; everything is owned so the job outlives the frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobRequest {
+    pub recipe: Recipe,
+    pub stage: Option<usize>,
+    pub base_dir: Option<PathBuf>,
+}
+
+/// The job in flight, if any.
+#[derive(Resource, Default)]
+pub struct RegenJob {
+    task: Option<Task<Result<DisplayBuild, String>>>,
+    cancel: Arc<AtomicBool>,
+    started: Option<Instant>,
+    /// The request in flight or last finished: an edit that leads back to
+    /// it (typing a value and deleting it again) starts no job.
+    last_request: Option<JobRequest>,
+    /// Jobs started so far (a test hook: superseded jobs count too).
+    pub started_count: u64,
+}
+
+impl RegenJob {
+    pub fn is_busy(&self) -> bool {
+        self.task.is_some()
+    }
+
+    /// How long the job in flight has been running.
+    pub fn elapsed(&self) -> Option<Duration> {
+        self.task.as_ref().and(self.started.map(|s| s.elapsed()))
+    }
+
+    fn supersede(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        self.task = None;
+        self.started = None;
+    }
+}
+
+/// Render assets built by the last job, waiting for the scene to upload
+/// them (taken, not cloned: a 1024² texture is 4 MiB).
+#[derive(Resource, Default)]
+pub struct PendingUpload {
+    pub mesh: Option<Mesh>,
+    pub image: Option<Image>,
+}
+
+/// Checks the recipe before it is handed to a job; the error is one line.
+pub fn check_recipe(recipe: &Recipe) -> Result<Recipe, String> {
+    let mut checked = recipe.clone();
+    checked.validate().map_err(|e| e.to_string())?;
+    checked
+        .check_memory(default_memory_limit())
+        .map_err(|e| e.to_string())?;
+    Ok(checked)
+}
+
+fn start_job_on_edit(
+    recipe: Res<EditedRecipe>,
+    stage: Res<DisplayedStage>,
+    source: Res<RecipeSource>,
+    pipeline: Res<SharedPipeline>,
+    mut job: ResMut<RegenJob>,
+    mut generated: ResMut<Generated>,
+) {
+    if !(recipe.is_changed() || stage.is_changed() || source.is_changed()) {
+        return;
+    }
+    let recipe = match check_recipe(&recipe.0) {
+        Ok(recipe) => recipe,
+        Err(message) => {
+            job.supersede();
+            job.last_request = None;
+            generated.error = Some(message);
+            return;
+        }
+    };
+    let request = JobRequest {
+        recipe,
+        stage: stage.0,
+        base_dir: source.base_dir.clone(),
+    };
+    if job.last_request.as_ref() == Some(&request) {
+        if generated.error.is_some() {
+            generated.error = None;
+        }
+        return;
+    }
+    job.supersede();
+    job.last_request = Some(request.clone());
+    let cancel = Arc::new(AtomicBool::new(false));
+    let shared = pipeline.0.clone();
+    let flag = cancel.clone();
+    let task = AsyncComputeTaskPool::get().spawn(async move { run_job(&shared, &request, &flag) });
+    job.task = Some(task);
+    job.cancel = cancel;
+    job.started = Some(Instant::now());
+    job.started_count += 1;
+}
+
+/// Runs the pipeline and builds everything the display needs.
+fn run_job(
+    shared: &Mutex<JobCache>,
+    request: &JobRequest,
+    cancel: &AtomicBool,
+) -> Result<DisplayBuild, String> {
+    // A job that panicked poisons the lock; the cache is still usable
+    // because the pipeline only keeps finished stages.
+    let mut cache = shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if cache.base_dir != request.base_dir {
+        cache.pipeline = Pipeline::new().with_base_dir(request.base_dir.clone());
+        cache.base_dir = request.base_dir.clone();
+    }
+    let hooks = RunHooks {
+        cancel: Some(cancel),
+        progress: None,
+    };
+    let output = match cache.pipeline.run(&request.recipe, hooks) {
+        Ok(output) => output,
+        Err(PipelineError::Cancelled) => return Err("cancelled".into()),
+        Err(e) => return Err(e.to_string()),
+    };
+    if cancel.load(Ordering::Relaxed) {
+        return Err("cancelled".into());
+    }
+    let images = cache.tile_images(&request.recipe.tiles, request.base_dir.as_deref());
+    drop(cache);
+    Ok(build_display(output, request, images))
+}
+
+fn collect_finished_job(
+    mut job: ResMut<RegenJob>,
+    mut generated: ResMut<Generated>,
+    mut upload: ResMut<PendingUpload>,
+) {
+    let Some(task) = job.task.as_mut() else {
+        return;
+    };
+    let Some(result) = check_ready(task) else {
+        return;
+    };
+    job.task = None;
+    job.started = None;
+    match result {
+        Ok(build) => {
+            let serial = generated.serial + 1;
+            *generated = build.generated;
+            generated.serial = serial;
+            upload.mesh = Some(build.mesh);
+            upload.image = Some(build.image);
+        }
+        Err(message) => generated.error = Some(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::StageEntry;
+    use crate::terrain::stages::{Normalize, RandomValues, Stage};
+
+    fn small_recipe(seed: u64) -> Recipe {
+        Recipe {
+            width: 33,
+            height: 33,
+            seed,
+            cell_size: 1.0,
+            tiles: TileSet::default(),
+            stages: vec![
+                StageEntry::new(Stage::RandomValues(RandomValues::default())),
+                StageEntry::new(Stage::Normalize(Normalize::default())),
+            ],
+        }
+    }
+
+    fn headless_app(recipe: Recipe) -> App {
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, RegenerationPlugin))
+            .insert_resource(EditedRecipe(recipe));
+        app
+    }
+
+    /// Updates until a new generation arrives (or fails after 30 s).
+    fn wait_for_generation(app: &mut App, after_serial: u64) -> u64 {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            app.update();
+            let generated = app.world().resource::<Generated>();
+            if generated.serial > after_serial {
+                return generated.serial;
+            }
+            assert!(generated.error.is_none(), "{:?}", generated.error);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("no generation within 30 s");
+    }
+
+    fn shown_map_data(app: &App) -> Vec<f32> {
+        let generated = app.world().resource::<Generated>();
+        generated
+            .shown_map
+            .as_ref()
+            .map(|m| m.data().to_vec())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn recipe_change_regenerates_the_heightmap() {
+        let mut app = headless_app(small_recipe(1));
+        let first = wait_for_generation(&mut app, 0);
+        let before = shown_map_data(&app);
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 2;
+        let second = wait_for_generation(&mut app, first);
+        assert!(second > first);
+        assert_ne!(before, shown_map_data(&app));
+        assert!(app.world().resource::<PendingUpload>().mesh.is_some());
+    }
+
+    #[test]
+    fn view_only_change_does_not_regenerate() {
+        let mut app = headless_app(small_recipe(1));
+        app.init_resource::<super::super::state::ViewSettings>();
+        let first = wait_for_generation(&mut app, 0);
+        let jobs = app.world().resource::<RegenJob>().started_count;
+        app.world_mut()
+            .resource_mut::<super::super::state::ViewSettings>()
+            .height_scale = 3.0;
+        for _ in 0..5 {
+            app.update();
+        }
+        assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
+        assert_eq!(app.world().resource::<Generated>().serial, first);
+    }
+
+    #[test]
+    fn newer_edit_supersedes_older_job() {
+        let mut app = headless_app(small_recipe(1));
+        let first = wait_for_generation(&mut app, 0);
+        // Two edits in consecutive frames: the first job is cancelled.
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 7;
+        app.update();
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 8;
+        let latest = wait_for_generation(&mut app, first);
+        let expected = {
+            let mut direct = Pipeline::new();
+            direct
+                .run(&small_recipe(8), RunHooks::default())
+                .map(|o| o.map)
+        };
+        let expected = expected.map(|m| m.data().to_vec()).unwrap_or_default();
+        assert_eq!(shown_map_data(&app), expected);
+        // Settle: no further generation replaces the latest one.
+        for _ in 0..20 {
+            app.update();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(app.world().resource::<Generated>().serial, latest);
+        assert_eq!(shown_map_data(&app), expected);
+    }
+
+    #[test]
+    fn invalid_recipe_reports_instead_of_running() {
+        let mut recipe = small_recipe(1);
+        recipe.width = 1;
+        let mut app = headless_app(recipe);
+        app.update();
+        let generated = app.world().resource::<Generated>();
+        assert!(generated.error.as_deref().unwrap_or("").contains("width"));
+        assert!(!app.world().resource::<RegenJob>().is_busy());
+    }
+}

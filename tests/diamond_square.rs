@@ -1,0 +1,69 @@
+use orogen::terrain::Heightmap;
+use orogen::terrain::rng::stage_rng;
+use orogen::terrain::stages::diamond_square::{DiamondSquare, lattice_side};
+use orogen::terrain::stages::{StageContext, StageOp};
+
+fn run(ds: &DiamondSquare, w: usize, h: usize, seed: u64) -> Heightmap {
+    let mut map = Heightmap::new(w, h);
+    let mut ctx = StageContext { rng: stage_rng(seed, 0), base_dir: None };
+    ds.apply(&mut map, &mut ctx).unwrap();
+    map
+}
+
+fn roughness(map: &Heightmap) -> f64 {
+    let (w, h) = (map.width(), map.height());
+    let mut sum = 0.0;
+    let mut n = 0;
+    for y in 0..h {
+        for x in 0..w - 1 {
+            sum += (map.get(x + 1, y) - map.get(x, y)).abs() as f64;
+            n += 1;
+        }
+    }
+    sum / n as f64
+}
+
+#[test]
+fn corners_stay_at_base_and_level_zero_is_flat() {
+    let ds = DiamondSquare { base: 37.5, ..DiamondSquare::default() };
+    let map = run(&ds, 129, 129, 7);
+    for (x, y) in [(0, 0), (128, 0), (0, 128), (128, 128)] {
+        assert_eq!(map.get(x, y), 37.5);
+    }
+    let before_offsets = DiamondSquare { base: 37.5, stop_after_level: Some(0), ..DiamondSquare::default() };
+    let flat = run(&before_offsets, 129, 129, 7);
+    assert!(flat.data().iter().all(|&v| v == 37.5));
+}
+
+#[test]
+fn larger_h_gives_a_smoother_map() {
+    let mut rough_total = 0.0;
+    let mut smooth_total = 0.0;
+    for seed in 0..5 {
+        rough_total += roughness(&run(&DiamondSquare { roughness: 0.3, ..DiamondSquare::default() }, 257, 257, seed));
+        smooth_total += roughness(&run(&DiamondSquare { roughness: 1.2, ..DiamondSquare::default() }, 257, 257, seed));
+    }
+    assert!(smooth_total < rough_total * 0.5, "H=1.2 {smooth_total} vs H=0.3 {rough_total}");
+}
+
+#[test]
+fn non_power_sizes_are_the_crop_of_the_next_lattice() {
+    let ds = DiamondSquare::default();
+    assert_eq!(lattice_side(300), 513);
+    let big = run(&ds, 513, 513, 3);
+    let cropped = run(&ds, 300, 200, 3);
+    assert_eq!(cropped.data(), big.cropped(300, 200).data());
+}
+
+#[test]
+fn each_level_adds_detail() {
+    let coarse = run(&DiamondSquare { stop_after_level: Some(2), ..DiamondSquare::default() }, 129, 129, 9);
+    let full = run(&DiamondSquare::default(), 129, 129, 9);
+    // The stepped demo keeps the lattice points of the full run.
+    for y in (0..129).step_by(32) {
+        for x in (0..129).step_by(32) {
+            assert_eq!(coarse.get(x, y), full.get(x, y));
+        }
+    }
+    assert!(roughness(&coarse) < roughness(&full));
+}
