@@ -5,6 +5,7 @@
 //! sampling every k-th cell (the last row and column always kept).
 
 use crate::terrain::heightmap::Heightmap;
+use rayon::prelude::*;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeshData {
@@ -39,7 +40,8 @@ pub fn decimated_axis(len: usize, max_side: usize) -> Vec<usize> {
     v
 }
 
-/// Builds the mesh. `height_scale` exaggerates heights.
+/// Builds the mesh. `height_scale` exaggerates heights. Rows are filled
+/// in parallel into preallocated buffers.
 pub fn build_mesh(map: &Heightmap, cell_size: f32, height_scale: f32, max_side: usize) -> MeshData {
     let xs = decimated_axis(map.width(), max_side);
     let ys = decimated_axis(map.height(), max_side);
@@ -48,45 +50,61 @@ pub fn build_mesh(map: &Heightmap, cell_size: f32, height_scale: f32, max_side: 
     let half_h = (map.height() - 1) as f32 * cell_size * 0.5;
     let inv_w = 1.0 / (map.width() - 1).max(1) as f32;
     let inv_h = 1.0 / (map.height() - 1).max(1) as f32;
-    let mut positions = Vec::with_capacity(cols * rows);
-    let mut normals = Vec::with_capacity(cols * rows);
-    let mut uvs = Vec::with_capacity(cols * rows);
-    for (j, &y) in ys.iter().enumerate() {
-        for (i, &x) in xs.iter().enumerate() {
-            let h = map.get(x, y) * height_scale;
-            positions.push([x as f32 * cell_size - half_w, h, y as f32 * cell_size - half_h]);
-            uvs.push([x as f32 * inv_w, y as f32 * inv_h]);
-            // Central differences over the kept neighbours.
-            let (xl, xr) = (xs[i.saturating_sub(1)], xs[(i + 1).min(cols - 1)]);
+    let mut positions = vec![[0.0f32; 3]; cols * rows];
+    let mut normals = vec![[0.0f32; 3]; cols * rows];
+    let mut uvs = vec![[0.0f32; 2]; cols * rows];
+    positions
+        .par_chunks_mut(cols)
+        .zip(normals.par_chunks_mut(cols))
+        .zip(uvs.par_chunks_mut(cols))
+        .enumerate()
+        .for_each(|(j, ((pos_row, normal_row), uv_row))| {
+            let y = ys[j];
             let (yu, yd) = (ys[j.saturating_sub(1)], ys[(j + 1).min(rows - 1)]);
-            let dx = (map.get(xr, y) - map.get(xl, y)) * height_scale
-                / ((xr - xl).max(1) as f32 * cell_size);
-            let dz = (map.get(x, yd) - map.get(x, yu)) * height_scale
-                / ((yd - yu).max(1) as f32 * cell_size);
-            let n = [-dx, 1.0, -dz];
-            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-            normals.push([n[0] / len, n[1] / len, n[2] / len]);
-        }
-    }
-    let mut indices = Vec::with_capacity((cols - 1) * (rows - 1) * 6);
-    for j in 0..rows - 1 {
-        for i in 0..cols - 1 {
-            let a = (j * cols + i) as u32;
-            let b = a + 1;
-            let c = a + cols as u32;
-            let d = c + 1;
-            // Counter-clockwise seen from above (+y).
-            indices.extend_from_slice(&[a, c, b, b, c, d]);
-        }
-    }
+            let dz_scale = height_scale / ((yd - yu).max(1) as f32 * cell_size);
+            let (row, row_up, row_down) = (map.row(y), map.row(yu), map.row(yd));
+            for (i, &x) in xs.iter().enumerate() {
+                let h = row[x] * height_scale;
+                pos_row[i] = [x as f32 * cell_size - half_w, h, y as f32 * cell_size - half_h];
+                uv_row[i] = [x as f32 * inv_w, y as f32 * inv_h];
+                // Central differences over the kept neighbours.
+                let (xl, xr) = (xs[i.saturating_sub(1)], xs[(i + 1).min(cols - 1)]);
+                let dx = (row[xr] - row[xl]) * height_scale / ((xr - xl).max(1) as f32 * cell_size);
+                let dz = (row_down[x] - row_up[x]) * dz_scale;
+                let inv_len = 1.0 / (dx * dx + 1.0 + dz * dz).sqrt();
+                normal_row[i] = [-dx * inv_len, inv_len, -dz * inv_len];
+            }
+        });
     MeshData {
         positions,
         normals,
         uvs,
-        indices,
+        indices: grid_indices(cols, rows),
         columns: cols,
         rows,
     }
+}
+
+/// Triangle indices of a `cols x rows` vertex grid, counter-clockwise seen
+/// from above (+y). Depends only on the size, so callers may cache it.
+pub fn grid_indices(cols: usize, rows: usize) -> Vec<u32> {
+    if cols < 2 || rows < 2 {
+        return Vec::new();
+    }
+    let mut indices = vec![0u32; (cols - 1) * (rows - 1) * 6];
+    indices
+        .par_chunks_mut((cols - 1) * 6)
+        .enumerate()
+        .for_each(|(j, out)| {
+            for (i, quad) in out.chunks_exact_mut(6).enumerate() {
+                let a = (j * cols + i) as u32;
+                let b = a + 1;
+                let c = a + cols as u32;
+                let d = c + 1;
+                quad.copy_from_slice(&[a, c, b, b, c, d]);
+            }
+        });
+    indices
 }
 
 #[cfg(test)]

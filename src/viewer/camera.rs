@@ -116,7 +116,7 @@ pub fn framing_pose(bounds: &TerrainBounds, height_scale: f32, aspect: f32) -> (
     let radius = half.length().max(1.0);
     // Slightly closer than the full sphere: the terrain is flat-ish, so its
     // silhouette is smaller than its bounding sphere.
-    let distance = framing_distance(radius, FOV_Y, aspect) * 0.85;
+    let distance = framing_distance(radius, FOV_Y, aspect) * 0.72;
     let from = direction_from_yaw_pitch(150f32.to_radians(), 35f32.to_radians());
     (target + from * distance, target)
 }

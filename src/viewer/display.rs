@@ -3,11 +3,11 @@
 //! previews. Runs inside the regeneration job, never on the main thread.
 
 use super::regen::JobRequest;
-use crate::terrain::splat::{TileImages, render_splat};
 use super::state::{Generated, PreviewImage};
 use crate::terrain::Heightmap;
 use crate::terrain::mesh::{MeshData, build_mesh};
 use crate::terrain::pipeline::PipelineOutput;
+use crate::terrain::splat::{TileImages, render_splat};
 use bevy::asset::RenderAssetUsages;
 use bevy::image::{ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::mesh::{Indices, PrimitiveTopology};
@@ -52,10 +52,6 @@ pub fn build_display(
     let mesh_millis = mesh_start.elapsed().as_secs_f64() * 1000.0;
 
     // An intermediate stage can have a very different height range from
-    // the final map (diamond-square before normalising, say); colouring it
-    // with the final bands would paint it all one tile, so its bands are
-    // spread over its own range instead.
-    // An intermediate stage can have a very different height range from
     // the final map (diamond-square before normalising, say); edited bands
     // would paint it all one tile, so it is coloured with bands spread
     // over its own range.
@@ -74,7 +70,7 @@ pub fn build_display(
         tex_w,
         tex_h,
     );
-    let texture_rgba = rgb_to_rgba(&splat.rgb);
+    let texture_rgba = splat.rgba();
     let texture_millis = texture_start.elapsed().as_secs_f64() * 1000.0;
 
     let texture_preview = downsample_rgba(&texture_rgba, splat.width, splat.height);
@@ -86,11 +82,7 @@ pub fn build_display(
         histogram: histogram(&map, stats.min, stats.max, HISTOGRAM_BINS),
         output: Some(output),
         recipe: Some(request.recipe.clone()),
-        tiles: Some(
-            fitted_tiles
-                .clone()
-                .unwrap_or_else(|| request.tiles.clone()),
-        ),
+        effective_tiles: Some(effective_tiles),
         shown_map: Some(map),
         shown_stage,
         shown_min: stats.min,
@@ -108,7 +100,6 @@ pub fn build_display(
     };
     DisplayBuild {
         generated,
-        fitted_tiles,
         mesh,
         image,
     }
@@ -134,14 +125,6 @@ fn to_bevy_mesh(data: MeshData) -> Mesh {
     .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals)
     .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, data.uvs)
     .with_inserted_indices(Indices::U32(data.indices))
-}
-
-fn rgb_to_rgba(rgb: &[u8]) -> Vec<u8> {
-    let mut rgba = Vec::with_capacity(rgb.len() / 3 * 4);
-    for pixel in rgb.chunks_exact(3) {
-        rgba.extend_from_slice(&[pixel[0], pixel[1], pixel[2], 255]);
-    }
-    rgba
 }
 
 fn to_bevy_image(width: usize, height: usize, rgba: Vec<u8>) -> Image {

@@ -1,11 +1,10 @@
 //! Undo / redo of recipe and tile edits (Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y).
 //!
-//! Every change of `EditedRecipe` or `EditedTiles` is recorded, except
+//! Every change of `EditedRecipe` (tiles included) is recorded, except
 //! that edits arriving within `coalesce` of the previous one join it: one
 //! slider drag is one undo step, not sixty.
 
-use super::splat::TileSet;
-use super::state::{EditedRecipe, EditedTiles, UiFocus};
+use super::state::{EditedRecipe, UiFocus};
 use crate::terrain::Recipe;
 use bevy::prelude::*;
 use std::time::{Duration, Instant};
@@ -21,11 +20,7 @@ impl Plugin for HistoryPlugin {
 }
 
 /// One undoable state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Snapshot {
-    pub recipe: Recipe,
-    pub tiles: TileSet,
-}
+pub type Snapshot = Recipe;
 
 #[derive(Resource, Debug)]
 pub struct History {
@@ -105,13 +100,10 @@ impl History {
     }
 }
 
-fn record_edits(recipe: Res<EditedRecipe>, tiles: Res<EditedTiles>, mut history: ResMut<History>) {
-    if recipe.is_changed() || tiles.is_changed() {
-        // bypass: reading the history's state must not count as a change.
-        history.bypass_change_detection().record(Snapshot {
-            recipe: recipe.0.clone(),
-            tiles: tiles.0.clone(),
-        });
+fn record_edits(recipe: Res<EditedRecipe>, mut history: ResMut<History>) {
+    if recipe.is_changed() {
+        // Nothing watches the history for changes; skip the bookkeeping.
+        history.bypass_change_detection().record(recipe.0.clone());
     }
 }
 
@@ -126,15 +118,13 @@ pub fn apply_history_action(
     action: HistoryAction,
     history: &mut History,
     recipe: &mut ResMut<EditedRecipe>,
-    tiles: &mut ResMut<EditedTiles>,
 ) {
     let snapshot = match action {
         HistoryAction::Undo => history.undo(),
         HistoryAction::Redo => history.redo(),
     };
     if let Some(snapshot) = snapshot {
-        recipe.set_if_neq(EditedRecipe(snapshot.recipe));
-        tiles.set_if_neq(EditedTiles(snapshot.tiles));
+        recipe.set_if_neq(EditedRecipe(snapshot));
     }
 }
 
@@ -143,7 +133,6 @@ fn undo_redo_keys(
     focus: Option<Res<UiFocus>>,
     mut history: ResMut<History>,
     mut recipe: ResMut<EditedRecipe>,
-    mut tiles: ResMut<EditedTiles>,
 ) {
     // A focused text field has its own undo.
     if focus.is_some_and(|f| f.keyboard) {
@@ -163,12 +152,7 @@ fn undo_redo_keys(
         None
     };
     if let Some(action) = action {
-        apply_history_action(
-            action,
-            history.bypass_change_detection(),
-            &mut recipe,
-            &mut tiles,
-        );
+        apply_history_action(action, history.bypass_change_detection(), &mut recipe);
     }
 }
 
@@ -183,7 +167,6 @@ mod tests {
                 seed,
                 ..Recipe::default()
             }))
-            .init_resource::<EditedTiles>()
             .insert_resource(History {
                 coalesce: Duration::ZERO,
                 ..History::default()
@@ -202,9 +185,8 @@ mod tests {
             .run_system_cached_with(
                 |In(action): In<HistoryAction>,
                  mut history: ResMut<History>,
-                 mut recipe: ResMut<EditedRecipe>,
-                 mut tiles: ResMut<EditedTiles>| {
-                    apply_history_action(action, &mut history, &mut recipe, &mut tiles);
+                 mut recipe: ResMut<EditedRecipe>| {
+                    apply_history_action(action, &mut history, &mut recipe);
                 },
                 action,
             )
@@ -239,18 +221,15 @@ mod tests {
     #[test]
     fn quick_edits_merge_into_one_step() {
         let mut history = History::default();
-        let snap = |seed| Snapshot {
-            recipe: Recipe {
-                seed,
-                ..Recipe::default()
-            },
-            tiles: TileSet::default(),
+        let snap = |seed| Recipe {
+            seed,
+            ..Recipe::default()
         };
         history.record(snap(1));
         for seed in 2..10 {
             history.record(snap(seed));
         }
-        assert_eq!(history.undo().map(|s| s.recipe.seed), Some(1));
+        assert_eq!(history.undo().map(|s| s.seed), Some(1));
         assert!(!history.can_undo());
     }
 }

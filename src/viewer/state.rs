@@ -4,8 +4,8 @@
 //! Panels edit copies and assign only when a value really changed, so
 //! change detection on these resources means "the user edited something".
 
-use crate::terrain::splat::TileSet;
 use crate::terrain::pipeline::PipelineOutput;
+use crate::terrain::splat::TileSet;
 use crate::terrain::{Heightmap, Recipe};
 use bevy::prelude::*;
 use std::path::PathBuf;

@@ -50,12 +50,17 @@ impl StageOp for Blur {
     }
 }
 
+/// Rows per band of the vertical pass. Fixed (not derived from the thread
+/// count) so the running sums restart at the same rows on every machine.
+const BAND_ROWS: usize = 64;
+
 /// One pass of a `(2r+1)²` box mean over the cells that exist.
 ///
-/// Separable: the mean over a clipped rectangle is the horizontal window sum
-/// summed vertically, divided by (columns in window) x (rows in window).
-/// Horizontal sums use a running sum in f64, so a pass costs O(1) per cell
-/// whatever `r` is.
+/// Separable: the mean over a clipped rectangle is the horizontal window
+/// sum summed vertically, divided by (columns in window) x (rows in
+/// window). Both directions use running sums (f64 along rows, f32 column
+/// vectors restarted every [`BAND_ROWS`] rows), so a pass costs O(1) per
+/// cell whatever `r` is; bands and rows run in parallel.
 pub fn box_blur_pass(map: &mut Heightmap, radius: usize, row_sums: &mut Vec<f32>) {
     let width = map.width();
     let height = map.height();
@@ -66,22 +71,52 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, row_sums: &mut Vec<f32>
         .zip(source.par_chunks(width))
         .for_each(|(out, row)| horizontal_window_sums(row, radius, out));
     let row_sums = &*row_sums;
+    // Inverse column counts: how many columns each window covers.
+    let inv_cols: Vec<f32> = (0..width)
+        .map(|x| 1.0 / (x.min(radius) + (width - 1 - x).min(radius) + 1) as f32)
+        .collect();
     map.data_mut()
-        .par_chunks_mut(width)
+        .par_chunks_mut(width * BAND_ROWS)
         .enumerate()
-        .for_each(|(y, out)| {
-            let y0 = y.saturating_sub(radius);
-            let y1 = (y + radius).min(height - 1);
-            let rows = (y1 - y0 + 1) as f32;
-            for (x, cell) in out.iter_mut().enumerate() {
-                let mut sum = 0.0f32;
-                for yy in y0..=y1 {
-                    sum += row_sums[yy * width + x];
+        .for_each(|(band, out)| {
+            let first = band * BAND_ROWS;
+            let mut acc = vec![0.0f32; width];
+            let y0 = first.saturating_sub(radius);
+            let y1 = (first + radius).min(height - 1);
+            for yy in y0..=y1 {
+                add_row(&mut acc, &row_sums[yy * width..(yy + 1) * width]);
+            }
+            for (k, out_row) in out.chunks_exact_mut(width).enumerate() {
+                let y = first + k;
+                let rows = ((y.min(radius) + (height - 1 - y).min(radius)) + 1) as f32;
+                let inv_rows = 1.0 / rows;
+                for ((o, &a), &ic) in out_row.iter_mut().zip(&acc).zip(&inv_cols) {
+                    *o = a * ic * inv_rows;
                 }
-                let cols = (x.min(radius) + (width - 1 - x).min(radius) + 1) as f32;
-                *cell = sum / (cols * rows);
+                if y + radius + 1 < height {
+                    let r = y + radius + 1;
+                    add_row(&mut acc, &row_sums[r * width..(r + 1) * width]);
+                }
+                if y >= radius {
+                    let r = y - radius;
+                    sub_row(&mut acc, &row_sums[r * width..(r + 1) * width]);
+                }
             }
         });
+}
+
+#[inline]
+fn add_row(acc: &mut [f32], row: &[f32]) {
+    for (a, &v) in acc.iter_mut().zip(row) {
+        *a += v;
+    }
+}
+
+#[inline]
+fn sub_row(acc: &mut [f32], row: &[f32]) {
+    for (a, &v) in acc.iter_mut().zip(row) {
+        *a -= v;
+    }
 }
 
 fn horizontal_window_sums(row: &[f32], radius: usize, out: &mut [f32]) {

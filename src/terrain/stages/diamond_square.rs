@@ -10,6 +10,7 @@ use super::{StageContext, StageError, StageOp};
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::params::{ParamVisitor, Params, visit_choice};
 use crate::terrain::rng::{StageRng, at_word, unit_f32};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,29 +109,57 @@ impl DiamondSquare {
             }
             let half = step / 2;
             let scale = range * self.extent;
-            // Diamond phase: square centres.
-            for y in (half..n).step_by(step) {
-                let mut r = row_rng(level, 0, y);
-                for x in (half..n).step_by(step) {
-                    let sum = grid[(y - half) * n + x - half]
-                        + grid[(y - half) * n + x + half]
-                        + grid[(y + half) * n + x - half]
-                        + grid[(y + half) * n + x + half];
-                    grid[y * n + x] = sum * 0.25 + (unit_f32(&mut r) - 0.5) * scale;
+            // Diamond phase: square centres. Each phase reads only points
+            // it does not write, so rows are computed in parallel and
+            // written back afterwards.
+            let centre_rows: Vec<usize> = (half..n).step_by(step).collect();
+            let centres: Vec<Vec<f32>> = centre_rows
+                .par_iter()
+                .map(|&y| {
+                    let mut r = row_rng(level, 0, y);
+                    (half..n)
+                        .step_by(step)
+                        .map(|x| {
+                            let sum = grid[(y - half) * n + x - half]
+                                + grid[(y - half) * n + x + half]
+                                + grid[(y + half) * n + x - half]
+                                + grid[(y + half) * n + x + half];
+                            sum * 0.25 + (unit_f32(&mut r) - 0.5) * scale
+                        })
+                        .collect()
+                })
+                .collect();
+            for (&y, values) in centre_rows.iter().zip(&centres) {
+                for (x, &v) in (half..n).step_by(step).zip(values) {
+                    grid[y * n + x] = v;
                 }
             }
             // Square phase: edge midpoints, wrapping across the border.
-            for y in (0..n).step_by(half) {
-                let mut r = row_rng(level, 1, y);
-                let first = if (y / half) % 2 == 0 { half } else { 0 };
-                let up = (y + period - half) % period;
-                let down = (y + half) % period;
-                for x in (first..n).step_by(step) {
-                    let left = (x + period - half) % period;
-                    let right = (x + half) % period;
-                    let sum =
-                        grid[up * n + x] + grid[down * n + x] + grid[y * n + left] + grid[y * n + right];
-                    grid[y * n + x] = sum * 0.25 + (unit_f32(&mut r) - 0.5) * scale;
+            let edge_rows: Vec<usize> = (0..n).step_by(half).collect();
+            let first_column = |y: usize| if (y / half) % 2 == 0 { half } else { 0 };
+            let edges: Vec<Vec<f32>> = edge_rows
+                .par_iter()
+                .map(|&y| {
+                    let mut r = row_rng(level, 1, y);
+                    let up = (y + period - half) % period;
+                    let down = (y + half) % period;
+                    (first_column(y)..n)
+                        .step_by(step)
+                        .map(|x| {
+                            let left = (x + period - half) % period;
+                            let right = (x + half) % period;
+                            let sum = grid[up * n + x]
+                                + grid[down * n + x]
+                                + grid[y * n + left]
+                                + grid[y * n + right];
+                            sum * 0.25 + (unit_f32(&mut r) - 0.5) * scale
+                        })
+                        .collect()
+                })
+                .collect();
+            for (&y, values) in edge_rows.iter().zip(&edges) {
+                for (x, &v) in (first_column(y)..n).step_by(step).zip(values) {
+                    grid[y * n + x] = v;
                 }
             }
             range *= shrink;

@@ -1,11 +1,13 @@
-//! Export panel: the CLI's heightmap export (RAW16 with byte order and
-//! flip-y, 16-bit PNG, preview, recipe, JSON sidecar) into a typed
-//! folder. Writing runs on the IO task pool so the UI never stalls.
+//! Export panel: the CLI's export (RAW16 with byte order and flip-y,
+//! 16-bit PNG, preview, recipe, JSON sidecar, optionally the splat texture
+//! and weight maps) into a typed folder. Rendering and writing run on the
+//! IO task pool so the UI never stalls.
 
 use super::super::state::Generated;
 use super::{Document, ERROR_RED, OK_GREEN, UiContext};
 use crate::terrain::export::{ByteOrder, ExportOptions, add_sidecar, heightmap_bundle};
 use crate::terrain::params::Choice;
+use crate::terrain::splat::{TileImages, add_texture_files, render_splat};
 use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
 use bevy_egui::egui;
 use std::path::PathBuf;
@@ -13,6 +15,10 @@ use std::path::PathBuf;
 pub struct ExportPanel {
     folder: String,
     options: ExportOptions,
+    /// Also write texture.png, splat.png and splat_<i>.png.
+    texture: bool,
+    /// Texture side in texels (`None` = the map's own size).
+    texture_side: Option<u32>,
     task: Option<Task<Result<String, String>>>,
     message: Option<Result<String, String>>,
 }
@@ -22,6 +28,8 @@ impl Default for ExportPanel {
         Self {
             folder: "orogen-export".into(),
             options: ExportOptions::default(),
+            texture: true,
+            texture_side: None,
             task: None,
             message: None,
         }
@@ -29,7 +37,7 @@ impl Default for ExportPanel {
 }
 
 impl ExportPanel {
-    pub fn ui(&mut self, ui: &mut egui::Ui, _doc: &Document, info: &UiContext) {
+    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
         self.collect_finished();
         ui.horizontal(|ui| {
             ui.label("folder");
@@ -48,13 +56,30 @@ impl ExportPanel {
                 });
         });
         ui.checkbox(&mut self.options.flip_y, "flip y (rows south first, Unity)");
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut self.texture, "texture + splat maps");
+            if self.texture {
+                let mut custom = self.texture_side.is_some();
+                ui.checkbox(&mut custom, "size")
+                    .on_hover_text("Off = one texel per map cell");
+                match &mut self.texture_side {
+                    Some(side) if custom => {
+                        ui.add(egui::DragValue::new(side).range(16..=16384).suffix(" px"));
+                    }
+                    _ => {
+                        self.texture_side = custom.then_some(2048);
+                        ui.weak("map size");
+                    }
+                }
+            }
+        });
         ui.weak("Writes heightmap.r16, heightmap.png (16-bit), a preview, recipe.ron and heightmap.json.");
         let ready = info.generated.output.is_some() && !info.busy && self.task.is_none();
         let button = ui
             .add_enabled(ready, egui::Button::new("Export"))
             .on_disabled_hover_text("Wait for the terrain to finish generating");
         if button.clicked() {
-            self.start(info.generated);
+            self.start(info.generated, doc.source.base_dir.clone());
         }
         if self.task.is_some() {
             ui.horizontal(|ui| {
@@ -73,7 +98,7 @@ impl ExportPanel {
         }
     }
 
-    fn start(&mut self, generated: &Generated) {
+    fn start(&mut self, generated: &Generated, base_dir: Option<PathBuf>) {
         let (Some(output), Some(recipe)) = (&generated.output, &generated.recipe) else {
             self.message = Some(Err("nothing generated yet".into()));
             return;
@@ -86,15 +111,25 @@ impl ExportPanel {
         let dir = PathBuf::from(folder);
         let map = output.map.clone();
         let recipe = recipe.clone();
-        let tiles = generated
-            .tiles
-            .as_ref()
-            .and_then(|t| serde_json::to_value(t).ok());
         let options = self.options.clone();
+        let texture = self.texture.then(|| {
+            let side = self.texture_side.map(|s| s as usize);
+            let size = side.map_or((map.width(), map.height()), |s| (s, s));
+            (size, base_dir.clone())
+        });
         self.message = None;
         self.task = Some(IoTaskPool::get().spawn(async move {
             let (mut bundle, range) = heightmap_bundle(&map, &recipe, &options)?;
-            add_sidecar(&mut bundle, &map, &recipe, &options, range, tiles)?;
+            let mut tiles_json = None;
+            if let Some(((width, height), base_dir)) = texture {
+                let (images, _warnings) = TileImages::load(&recipe.tiles, base_dir.as_deref());
+                let splat = render_splat(&map, recipe.cell_size, &recipe.tiles, &images, width, height);
+                add_texture_files(&mut bundle, &splat)?;
+                let stats = map.stats();
+                let effective = recipe.tiles.effective(stats.min, stats.max);
+                tiles_json = Some(serde_json::to_value(&effective.tiles).map_err(|e| e.to_string())?);
+            }
+            add_sidecar(&mut bundle, &map, &recipe, &options, range, tiles_json)?;
             let written = bundle.write_to(&dir)?;
             Ok(format!(
                 "wrote {} files to {} ({}x{}, heights {:.2} to {:.2})",

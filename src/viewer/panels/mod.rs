@@ -14,10 +14,7 @@ pub mod view;
 use super::camera::FlyCamera;
 use super::history::{History, HistoryAction, apply_history_action};
 use super::regen::RegenJob;
-use super::splat::TileSet;
-use super::state::{
-    DisplayedStage, EditedRecipe, EditedTiles, Generated, RecipeSource, UiFocus, ViewSettings,
-};
+use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource, UiFocus, ViewSettings};
 use crate::terrain::Recipe;
 use bevy::camera::visibility::RenderLayers;
 use bevy::camera::{CameraOutputMode, Viewport};
@@ -51,7 +48,6 @@ impl Plugin for PanelsPlugin {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Document {
     pub recipe: Recipe,
-    pub tiles: TileSet,
     pub stage: Option<usize>,
     pub view: ViewSettings,
     pub source: RecipeSource,
@@ -105,7 +101,6 @@ fn spawn_ui_camera(mut commands: Commands) {
 #[derive(SystemParam)]
 struct EditedResources<'w> {
     recipe: ResMut<'w, EditedRecipe>,
-    tiles: ResMut<'w, EditedTiles>,
     stage: ResMut<'w, DisplayedStage>,
     view: ResMut<'w, ViewSettings>,
     source: ResMut<'w, RecipeSource>,
@@ -115,7 +110,6 @@ impl EditedResources<'_> {
     fn document(&self) -> Document {
         Document {
             recipe: self.recipe.0.clone(),
-            tiles: self.tiles.0.clone(),
             stage: self.stage.0,
             view: self.view.clone(),
             source: self.source.clone(),
@@ -126,14 +120,12 @@ impl EditedResources<'_> {
     fn store(&mut self, doc: Document) {
         let Document {
             recipe,
-            tiles,
             stage,
             view,
             source,
         } = doc;
         self.source.set_if_neq(source);
         self.recipe.set_if_neq(EditedRecipe(recipe));
-        self.tiles.set_if_neq(EditedTiles(tiles));
         self.stage.set_if_neq(DisplayedStage(stage));
         self.view.set_if_neq(view);
     }
@@ -211,7 +203,6 @@ fn draw_panels(
             action,
             history.bypass_change_detection(),
             &mut edited.recipe,
-            &mut edited.tiles,
         );
     }
     panels.left_width = left;

@@ -82,11 +82,7 @@ fn load_named(name: &str, doc: &mut Document, file: Option<PathBuf>) -> Result<S
     let (recipe, base_dir) = load_recipe(name)?;
     doc.recipe = recipe;
     doc.stage = None;
-    doc.source = RecipeSource {
-        file,
-        base_dir,
-        fit_tiles: true,
-    };
+    doc.source = RecipeSource { file, base_dir };
     Ok(format!("loaded {name}"))
 }
 

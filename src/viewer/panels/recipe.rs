@@ -68,7 +68,7 @@ impl RecipePanel {
                     ui.label(format!("{index}. {}", entry.stage.label()))
                         .on_hover_text(entry.stage.help());
                     ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                        if ui.small_button("✕").on_hover_text("Remove").clicked() {
+                        if ui.small_button("×").on_hover_text("Remove").clicked() {
                             edit = Some(ListEdit::Remove(index));
                         }
                         if ui
@@ -111,7 +111,7 @@ impl RecipePanel {
                         ui.selectable_value(&mut self.add_kind, i, Stage::label_of(kind));
                     }
                 });
-            if ui.button("＋ Add stage").clicked()
+            if ui.button("+ Add stage").clicked()
                 && let Some(stage) = Stage::default_of(current)
             {
                 recipe.stages.push(StageEntry::new(stage));
@@ -173,7 +173,7 @@ fn seed_controls(ui: &mut egui::Ui, recipe: &mut Recipe) {
     ui.horizontal(|ui| {
         ui.label("seed");
         ui.add(egui::DragValue::new(&mut recipe.seed).speed(1.0));
-        if ui.button("🎲 New seed").clicked() {
+        if ui.button("New seed").clicked() {
             recipe.seed = fresh_seed(recipe.seed);
         }
     });
