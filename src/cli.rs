@@ -249,6 +249,11 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
+    if args.timings {
+        for stage in output.stages.iter().filter(|s| s.enabled) {
+            eprintln!("timing {} {:.3}", stage.kind, stage.millis);
+        }
+    }
     let opts = ExportOptions {
         byte_order: match args.byte_order {
             ByteOrderArg::Le => ByteOrder::Le,
@@ -282,9 +287,6 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
     add_sidecar(&mut bundle, map, &recipe, &opts, range, tiles_json)?;
     let written = bundle.write_to(&args.out)?;
     if args.timings {
-        for stage in output.stages.iter().filter(|s| s.enabled) {
-            eprintln!("timing {} {:.3}", stage.kind, stage.millis);
-        }
         eprintln!(
             "timing total {:.3}",
             start.elapsed().as_secs_f64() * 1000.0

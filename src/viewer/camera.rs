@@ -106,19 +106,56 @@ pub fn framing_distance(radius: f32, fov_y: f32, aspect: f32) -> f32 {
     radius / half_y.min(half_x).sin()
 }
 
-/// Where to put the camera to see the whole terrain: south-east of it,
-/// looking down at about 35 degrees. Returns (position, target).
+/// Whether every point lies inside the view of a camera at `position`
+/// looking at `target` (with a small margin), for a vertical fov and aspect.
+pub fn points_in_view(
+    position: Vec3,
+    target: Vec3,
+    points: &[Vec3],
+    fov_y: f32,
+    aspect: f32,
+) -> bool {
+    let forward = (target - position).normalize_or(Vec3::NEG_Z);
+    let right = forward.cross(Vec3::Y).normalize_or(Vec3::X);
+    let up = right.cross(forward);
+    let margin = 0.92;
+    let tan_y = (fov_y * 0.5).tan() * margin;
+    let tan_x = tan_y * aspect.max(0.1);
+    points.iter().all(|&p| {
+        let d = p - position;
+        let depth = d.dot(forward);
+        depth > 0.0 && d.dot(right).abs() <= tan_x * depth && d.dot(up).abs() <= tan_y * depth
+    })
+}
+
+/// Where to put the camera to see the whole terrain: south-west of it,
+/// looking down at about 35 degrees, as close as possible while all eight
+/// corners of its box stay in view. Returns (position, target).
 pub fn framing_pose(bounds: &TerrainBounds, height_scale: f32, aspect: f32) -> (Vec3, Vec3) {
     let low = bounds.min_height * height_scale;
     let high = bounds.max_height * height_scale;
     let target = Vec3::new(0.0, (low + high) * 0.5, 0.0);
-    let half = Vec3::new(bounds.half_width, (high - low) * 0.5, bounds.half_depth);
-    let radius = half.length().max(1.0);
-    // Slightly closer than the full sphere: the terrain is flat-ish, so its
-    // silhouette is smaller than its bounding sphere.
-    let distance = framing_distance(radius, FOV_Y, aspect) * 0.72;
+    let (hx, hz) = (bounds.half_width, bounds.half_depth);
+    let corners: Vec<Vec3> = [low, high]
+        .iter()
+        .flat_map(|&y| {
+            [(-hx, -hz), (hx, -hz), (-hx, hz), (hx, hz)].map(|(x, z)| Vec3::new(x, y, z))
+        })
+        .collect();
+    let radius = (Vec3::new(hx, (high - low) * 0.5, hz)).length().max(1.0);
     let from = direction_from_yaw_pitch(150f32.to_radians(), 35f32.to_radians());
-    (target + from * distance, target)
+    // The bounding sphere always fits; search for the closest distance
+    // that still shows every corner (the box is usually much flatter).
+    let (mut near, mut far) = (0.0f32, framing_distance(radius, FOV_Y, aspect));
+    for _ in 0..24 {
+        let mid = (near + far) * 0.5;
+        if points_in_view(target + from * mid, target, &corners, FOV_Y, aspect) {
+            far = mid;
+        } else {
+            near = mid;
+        }
+    }
+    (target + from * far, target)
 }
 
 fn spawn_camera(mut commands: Commands) {
@@ -349,6 +386,41 @@ mod tests {
             position.z > 0.0 && position.x < 0.0,
             "south, looking north-east"
         );
-        assert!(position.distance(target) > 256.0);
+        let distance = position.distance(target);
+        assert!(distance > 256.0);
+        // Every corner is in view, and the camera is not needlessly far.
+        let corners = [
+            Vec3::new(-256.0, 0.0, -256.0),
+            Vec3::new(256.0, 150.0, 256.0),
+        ];
+        assert!(points_in_view(
+            position,
+            target,
+            &corners,
+            FOV_Y,
+            16.0 / 9.0
+        ));
+        let bounding = framing_distance(Vec3::new(256.0, 75.0, 256.0).length(), FOV_Y, 16.0 / 9.0);
+        assert!(distance < bounding);
+    }
+
+    #[test]
+    fn points_behind_or_beside_the_camera_are_not_in_view() {
+        let (position, target) = (Vec3::new(0.0, 0.0, 10.0), Vec3::ZERO);
+        assert!(points_in_view(position, target, &[Vec3::ZERO], FOV_Y, 1.0));
+        assert!(!points_in_view(
+            position,
+            target,
+            &[Vec3::new(0.0, 0.0, 20.0)],
+            FOV_Y,
+            1.0
+        ));
+        assert!(!points_in_view(
+            position,
+            target,
+            &[Vec3::new(50.0, 0.0, 0.0)],
+            FOV_Y,
+            1.0
+        ));
     }
 }
