@@ -13,7 +13,7 @@ use std::hint::black_box;
 
 fn base_map(side: usize) -> Heightmap {
     let mut map = Heightmap::new(side, side);
-    let mut ctx = StageContext { rng: stage_rng(1, 0), base_dir: None };
+    let mut ctx = StageContext::new(stage_rng(1, 0));
     DiamondSquare::default().apply(&mut map, &mut ctx).unwrap();
     map
 }
@@ -51,7 +51,7 @@ fn stages(c: &mut Criterion) {
                 b.iter_batched_ref(
                     || map.clone(),
                     |m| {
-                        let mut ctx = StageContext { rng: stage_rng(7, 1), base_dir: None };
+                        let mut ctx = StageContext::new(stage_rng(7, 1));
                         stage.op().apply(m, &mut ctx).unwrap();
                     },
                     criterion::BatchSize::LargeInput,

@@ -5,7 +5,7 @@ use orogen::terrain::stages::{StageContext, StageOp};
 
 fn run(ds: &DiamondSquare, w: usize, h: usize, seed: u64) -> Heightmap {
     let mut map = Heightmap::new(w, h);
-    let mut ctx = StageContext { rng: stage_rng(seed, 0), base_dir: None };
+    let mut ctx = StageContext::new(stage_rng(seed, 0));
     ds.apply(&mut map, &mut ctx).unwrap();
     map
 }

@@ -92,7 +92,7 @@ fn import_of_an_export_round_trips_at_16_bits() {
                     raw_height: Some(48),
                     ..Import::default()
                 };
-                let ctx = StageContext { rng: stage_rng(0, 0), base_dir: Some(dir.path().to_path_buf()) };
+                let ctx = StageContext { base_dir: Some(dir.path().to_path_buf()), ..StageContext::new(stage_rng(0, 0)) };
                 let (imported, _) = stage.load(&ctx).unwrap();
                 assert_eq!(quantize(&imported, range), original, "{file} flip={flip_y} {order:?}");
                 let mut resized = Heightmap::new(64, 48);

@@ -62,6 +62,7 @@ struct Header {
     width: u32,
     height: u32,
     seed: u64,
+    cell_size: u32,
     base_dir: Option<PathBuf>,
 }
 
@@ -117,6 +118,7 @@ impl Pipeline {
             width: recipe.width,
             height: recipe.height,
             seed: recipe.seed,
+            cell_size: recipe.cell_size.to_bits(),
             base_dir: self.base_dir.clone(),
         }
     }
@@ -151,6 +153,7 @@ impl Pipeline {
                 let mut ctx = StageContext {
                     rng: stage_rng(recipe.seed, index),
                     base_dir: self.base_dir.clone(),
+                    cell_size: recipe.cell_size,
                 };
                 entry
                     .stage

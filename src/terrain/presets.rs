@@ -21,6 +21,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         "article-003-diamond-square",
         include_str!("../../assets/presets/article-003-diamond-square.ron"),
     ),
+    (
+        "eroded-mountains",
+        include_str!("../../assets/presets/eroded-mountains.ron"),
+    ),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -14,7 +14,7 @@ pub struct HistoryPlugin;
 impl Plugin for HistoryPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<History>()
-            .add_systems(PreUpdate, undo_redo_keys)
+            .add_systems(Update, undo_redo_keys)
             .add_systems(PostUpdate, record_edits);
     }
 }

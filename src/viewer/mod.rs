@@ -1,13 +1,11 @@
 //! The Bevy viewer: a thin layer over the terrain core, one plugin per
 //! concern.
 //!
-//! - [`regen`]: recipe/tile resources → pipeline job off the main thread
-//!   (headless-testable), with [`display`] building mesh and texture there;
-//! - [`terrain`]: the 3D scene, uploads, view settings;
-//! - [`camera`]: the fly camera;
-//! - [`history`]: undo/redo;
-//! - [`panels`]: the egui panels and status bar;
-//! - [`screenshot`]: `--screenshot` mode.
+//! `regen` turns recipe edits into pipeline jobs off the main thread
+//! (headless-testable), `display` builds the mesh and texture inside those
+//! jobs, `terrain` is the 3D scene and uploads, `camera` the fly camera,
+//! `history` undo/redo, `panels` the egui panels and status bar, and
+//! `screenshot` the `--screenshot` mode.
 
 pub mod camera;
 pub mod display;

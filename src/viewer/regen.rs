@@ -48,8 +48,15 @@ pub struct SharedPipeline(Arc<Mutex<JobCache>>);
 pub(crate) struct JobCache {
     base_dir: Option<PathBuf>,
     pipeline: Pipeline,
-    /// Tile images and the (image specs, folder) they were loaded for.
-    images: Option<(Vec<String>, Option<PathBuf>, TileImages, Vec<String>)>,
+    images: Option<CachedImages>,
+}
+
+/// Decoded tile images, with the image specs and folder they came from.
+struct CachedImages {
+    specs: Vec<String>,
+    base_dir: Option<PathBuf>,
+    images: TileImages,
+    warnings: Vec<String>,
 }
 
 impl JobCache {
@@ -61,14 +68,19 @@ impl JobCache {
     ) -> (TileImages, Vec<String>) {
         let specs: Vec<String> = tiles.tiles.iter().map(|t| t.image.clone()).collect();
         let dir = base_dir.map(PathBuf::from);
-        if let Some((cached_specs, cached_dir, images, warnings)) = &self.images
-            && *cached_specs == specs
-            && *cached_dir == dir
+        if let Some(cached) = &self.images
+            && cached.specs == specs
+            && cached.base_dir == dir
         {
-            return (images.clone(), warnings.clone());
+            return (cached.images.clone(), cached.warnings.clone());
         }
         let (images, warnings) = TileImages::load(tiles, base_dir);
-        self.images = Some((specs, dir, images.clone(), warnings.clone()));
+        self.images = Some(CachedImages {
+            specs,
+            base_dir: dir,
+            images: images.clone(),
+            warnings: warnings.clone(),
+        });
         (images, warnings)
     }
 }

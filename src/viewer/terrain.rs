@@ -5,7 +5,7 @@
 use super::regen::PendingUpload;
 use super::state::{EditedRecipe, Generated, ViewSettings};
 use bevy::light::CascadeShadowConfigBuilder;
-use bevy::pbr::wireframe::{Wireframe, WireframePlugin};
+use bevy::pbr::wireframe::{Wireframe, WireframeColor, WireframePlugin};
 use bevy::prelude::*;
 
 pub struct TerrainScenePlugin;
@@ -98,6 +98,7 @@ fn spawn_lights_and_water(
     ));
 }
 
+#[allow(clippy::too_many_arguments)]
 fn upload_terrain(
     mut commands: Commands,
     mut upload: ResMut<PendingUpload>,
@@ -125,6 +126,7 @@ fn upload_terrain(
             let _ = materials.get_mut(&handles.material);
         }
         None => {
+            info!("first terrain uploaded");
             let mesh = meshes.add(mesh);
             let image = images.add(image);
             let material = materials.add(StandardMaterial {
@@ -185,7 +187,14 @@ fn apply_view_settings(
     for (entity, mut transform) in &mut terrain {
         transform.scale = Vec3::new(1.0, scale, 1.0);
         if view.wireframe {
-            commands.entity(entity).insert(Wireframe);
+            // Dark lines: at one cell per pixel or two, white ones would
+            // turn the whole terrain white.
+            commands.entity(entity).insert((
+                Wireframe,
+                WireframeColor {
+                    color: Color::srgb(0.08, 0.1, 0.08),
+                },
+            ));
         } else {
             commands.entity(entity).remove::<Wireframe>();
         }

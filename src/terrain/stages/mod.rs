@@ -4,6 +4,8 @@ pub mod adjust;
 pub mod blur;
 pub mod combine;
 pub mod diamond_square;
+pub mod erosion;
+pub mod thermal;
 pub mod hill_features;
 pub mod hills_pits;
 pub mod import;
@@ -21,6 +23,8 @@ pub use adjust::{Clamp, Normalize, Terrace};
 pub use blur::Blur;
 pub use combine::Combine;
 pub use diamond_square::DiamondSquare;
+pub use erosion::HydraulicErosion;
+pub use thermal::ThermalErosion;
 pub use hill_features::HillFeatures;
 pub use hills_pits::HillsAndPits;
 pub use import::Import;
@@ -33,6 +37,19 @@ pub struct StageContext {
     pub rng: StageRng,
     /// Folder that relative paths in the recipe are resolved against.
     pub base_dir: Option<PathBuf>,
+    /// World units between neighbouring cells (slopes, talus angles).
+    pub cell_size: f32,
+}
+
+impl StageContext {
+    /// A context with unit cells and no base folder.
+    pub fn new(rng: StageRng) -> Self {
+        Self {
+            rng,
+            base_dir: None,
+            cell_size: 1.0,
+        }
+    }
 }
 
 /// A stage that could not run (for example an import file that vanished).
@@ -122,6 +139,10 @@ stage_catalogue! {
         "Rescales the map linearly so its lowest cell is min and highest is max.";
     Terrace(Terrace) = "terrace", "Terrace",
         "Quantises heights into flat steps with adjustable edge sharpness.";
+    HydraulicErosion(HydraulicErosion) = "hydraulic-erosion", "Hydraulic erosion",
+        "Water droplets carve gullies and deposit sediment fans (particle model after Beyer 2015).";
+    ThermalErosion(ThermalErosion) = "thermal-erosion", "Thermal erosion",
+        "Material slides down slopes steeper than the talus angle, softening cliffs into scree.";
     Import(Import) = "import", "Import",
         "Starts from an existing heightmap file (PNG 8/16-bit or RAW16).";
 }

@@ -123,11 +123,19 @@ impl ExportPanel {
             let mut tiles_json = None;
             if let Some(((width, height), base_dir)) = texture {
                 let (images, _warnings) = TileImages::load(&recipe.tiles, base_dir.as_deref());
-                let splat = render_splat(&map, recipe.cell_size, &recipe.tiles, &images, width, height);
+                let splat = render_splat(
+                    &map,
+                    recipe.cell_size,
+                    &recipe.tiles,
+                    &images,
+                    width,
+                    height,
+                );
                 add_texture_files(&mut bundle, &splat)?;
                 let stats = map.stats();
                 let effective = recipe.tiles.effective(stats.min, stats.max);
-                tiles_json = Some(serde_json::to_value(&effective.tiles).map_err(|e| e.to_string())?);
+                tiles_json =
+                    Some(serde_json::to_value(&effective.tiles).map_err(|e| e.to_string())?);
             }
             add_sidecar(&mut bundle, &map, &recipe, &options, range, tiles_json)?;
             let written = bundle.write_to(&dir)?;

@@ -54,7 +54,6 @@ impl TexturePanel {
                 .clicked()
             {
                 tiles.tiles.push(new_tile(tiles));
-                return;
             }
         });
         if shown.tiles.len() != tiles.tiles.len() {
