@@ -67,3 +67,15 @@ fn each_level_adds_detail() {
     }
     assert!(roughness(&coarse) < roughness(&full));
 }
+
+#[test]
+fn the_lattice_tiles_seamlessly() {
+    let map = run(&DiamondSquare::default(), 257, 257, 12);
+    for i in 0..257 {
+        assert_eq!(map.get(0, i), map.get(256, i), "west and east borders");
+        assert_eq!(map.get(i, 0), map.get(i, 256), "north and south borders");
+    }
+    // No border spikes: border steps are like interior steps.
+    let step = |x0: usize, x1: usize| (0..257).map(|y| (map.get(x0, y) - map.get(x1, y)).abs()).fold(0.0f32, f32::max);
+    assert!(step(255, 256) < 3.0 * step(127, 128).max(step(128, 129)));
+}

@@ -162,6 +162,17 @@ impl DiamondSquare {
                     grid[y * n + x] = v;
                 }
             }
+            // A border point and its wrapped twin on the opposite side are
+            // one point (the article computes it once and copies it), so
+            // the lattice tiles and the borders stay continuous.
+            for &y in &edge_rows {
+                if first_column(y) == 0 {
+                    grid[y * n + period] = grid[y * n];
+                }
+            }
+            for x in (half..n).step_by(step) {
+                grid[period * n + x] = grid[x];
+            }
             range *= shrink;
             step = half;
             level += 1;
