@@ -4,6 +4,7 @@ use crate::terrain::atomic::write_all_atomic;
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::params::{Choice, Span};
 use crate::terrain::recipe::Recipe;
+use crate::terrain::tiled::TileGridInfo;
 use image::{ImageBuffer, ImageEncoder, Luma, codecs::png::PngEncoder};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -163,6 +164,9 @@ pub struct Sidecar {
     pub files: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles: Option<serde_json::Value>,
+    /// The border-sharing tiles of a tiled export (`--tiles N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiles_grid: Option<TileGridInfo>,
     pub recipe: Recipe,
 }
 
@@ -175,6 +179,11 @@ pub struct ExportBundle {
 impl ExportBundle {
     pub fn add(&mut self, name: impl Into<String>, bytes: Vec<u8>) {
         self.files.push((name.into(), bytes));
+    }
+
+    /// The bytes of the file named `name`, if the bundle has one.
+    pub fn get(&self, name: &str) -> Option<&[u8]> {
+        self.files.iter().find(|(n, _)| n == name).map(|(_, b)| b.as_slice())
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -228,6 +237,19 @@ pub fn add_sidecar(
     range: Span,
     tiles: Option<serde_json::Value>,
 ) -> Result<(), String> {
+    add_sidecar_with_grid(bundle, map, recipe, opts, range, tiles, None)
+}
+
+/// [`add_sidecar`] for a tiled export: also lists the tiles.
+pub fn add_sidecar_with_grid(
+    bundle: &mut ExportBundle,
+    map: &Heightmap,
+    recipe: &Recipe,
+    opts: &ExportOptions,
+    range: Span,
+    tiles: Option<serde_json::Value>,
+    tiles_grid: Option<TileGridInfo>,
+) -> Result<(), String> {
     let mut files = bundle.names();
     files.push("heightmap.json".into());
     let sidecar = Sidecar {
@@ -241,6 +263,7 @@ pub fn add_sidecar(
         cell_size: recipe.cell_size,
         files,
         tiles,
+        tiles_grid,
         recipe: recipe.clone(),
     };
     let json = serde_json::to_string_pretty(&sidecar).map_err(|e| e.to_string())?;
