@@ -1,12 +1,17 @@
 //! The `orogen` command line.
 
-use crate::terrain::export::{ByteOrder, ExportOptions, add_sidecar, heightmap_bundle, named_size};
+use crate::terrain::export::{
+    ByteOrder, ExportBundle, ExportOptions, add_sidecar_with_grid, heightmap_bundle, named_size,
+};
+use crate::terrain::heightmap::Heightmap;
+use crate::terrain::mesh_export::{MeshPlan, MeshTexture, mesh_files};
 use crate::terrain::import::read_heightmap_file;
 use crate::terrain::params::Span;
 use crate::terrain::pipeline::{Pipeline, RunHooks};
 use crate::terrain::recipe::{Recipe, StageEntry, default_memory_limit};
 use crate::terrain::splat::{TileImages, add_texture_files, render_splat};
 use crate::terrain::stages::{Import, Stage};
+use crate::terrain::tiled::{TileGrid, add_tile_files, parse_tiles};
 use crate::terrain::{import::ImportFormat, presets};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
@@ -94,6 +99,15 @@ pub struct GenerateArgs {
     /// Refuse maps whose estimated memory exceeds this many MiB (default: half the machine's memory).
     #[arg(long)]
     pub memory_limit: Option<u64>,
+    /// Also write the map as N x N tiles (1 to 64) sharing their borders: heightmap_x{i}_y{j}.r16/.png.
+    #[arg(long, value_name = "N")]
+    pub tiles: Option<String>,
+    /// Also write the terrain as a mesh: glb (terrain.glb) or obj (terrain.obj).
+    #[arg(long, value_name = "FORMAT")]
+    pub mesh: Option<String>,
+    /// Most mesh vertices a side (default: full resolution); larger maps are decimated.
+    #[arg(long, value_name = "N")]
+    pub mesh_size: Option<String>,
 }
 
 #[derive(Args, Debug, Default)]
@@ -228,6 +242,7 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         .map(|mib| mib << 20)
         .unwrap_or_else(default_memory_limit);
     recipe.check_memory(limit).map_err(|e| e.to_string())?;
+    let (tile_grid, mesh_plan) = check_extra_outputs(args, &recipe)?;
 
     let progress = progress_bar(recipe.stages.len() as u64);
     let mut on_stage = |i: usize, _n: usize| {
@@ -284,7 +299,18 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         let effective = recipe.tiles.effective(stats.min, stats.max);
         tiles_json = Some(serde_json::to_value(&effective.tiles).map_err(|e| e.to_string())?);
     }
-    add_sidecar(&mut bundle, map, &recipe, &opts, range, tiles_json)?;
+    let tiles_grid = match &tile_grid {
+        Some(grid) => Some(timed(args.timings, "tiles", || {
+            add_tile_files(&mut bundle, map, range, &opts, grid)
+        })?),
+        None => None,
+    };
+    if let Some(plan) = &mesh_plan {
+        timed(args.timings, "mesh", || {
+            add_mesh(&mut bundle, map, recipe.cell_size, plan)
+        })?;
+    }
+    add_sidecar_with_grid(&mut bundle, map, &recipe, &opts, range, tiles_json, tiles_grid)?;
     let written = bundle.write_to(&args.out)?;
     if args.timings {
         eprintln!(
@@ -302,6 +328,51 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         range.max
     );
     Ok(())
+}
+
+/// Checks `--tiles`, `--mesh` and `--mesh-size` against the final map
+/// size before generating, so bad values cost nothing and write nothing.
+fn check_extra_outputs(
+    args: &GenerateArgs,
+    recipe: &Recipe,
+) -> Result<(Option<TileGrid>, Option<MeshPlan>), String> {
+    let (w, h) = (recipe.width as usize, recipe.height as usize);
+    let grid = args.tiles.as_deref().map(|t| parse_tiles(t, w, h)).transpose()?;
+    let plan = match (&args.mesh, &args.mesh_size) {
+        (Some(format), size) => Some(MeshPlan::parse(format, size.as_deref(), w, h)?),
+        (None, Some(_)) => return Err("--mesh-size needs --mesh glb|obj".into()),
+        (None, None) => None,
+    };
+    Ok((grid, plan))
+}
+
+/// Adds the mesh, textured with texture.png when `--texture` made one.
+fn add_mesh(
+    bundle: &mut ExportBundle,
+    map: &Heightmap,
+    cell_size: f32,
+    plan: &MeshPlan,
+) -> Result<(), String> {
+    const TEXTURE: &str = "texture.png";
+    // The GLB embeds the PNG; the OBJ's material refers to the file.
+    let texture = bundle.get(TEXTURE).map(|png| MeshTexture {
+        png,
+        file_name: TEXTURE,
+    });
+    for (name, bytes) in mesh_files(map, cell_size, plan, texture)? {
+        bundle.add(name, bytes);
+    }
+    Ok(())
+}
+
+/// Runs `f`, printing `timing <label> <ms>` to stderr when asked.
+fn timed<T>(timings: bool, label: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    let start = Instant::now();
+    let result = f()?;
+    if timings {
+        eprintln!("timing {label} {:.3}", start.elapsed().as_secs_f64() * 1000.0);
+    }
+    Ok(result)
 }
 
 fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {

@@ -33,8 +33,16 @@ fn mutate(mut bytes: Vec<u8>, edits: &[(usize, u8)], cut: Option<usize>) -> Vec<
     bytes
 }
 
+/// Cases per target: 512 by default, more with `OROGEN_FUZZ_CASES=N`.
+fn cases() -> u32 {
+    std::env::var("OROGEN_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn recipe_parser_never_panics_on_random_text(text in "\\PC{0,300}") {

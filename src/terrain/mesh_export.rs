@@ -7,7 +7,6 @@
 //! Coordinates are the mesh's own (x east, y up, z south, centred on the
 //! origin, world units), which is glTF's right-handed, y-up frame.
 
-use crate::terrain::export::ExportBundle;
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::mesh::{MeshData, build_mesh, decimated_axis};
 use rayon::prelude::*;
@@ -107,29 +106,26 @@ fn check_glb_fits((cols, rows): (usize, usize)) -> Result<(), String> {
     Ok(())
 }
 
-/// Builds the mesh for `plan` and adds its file(s) to `bundle`. Returns
-/// the vertices a side actually used (columns, rows).
-pub fn add_mesh_files(
-    bundle: &mut ExportBundle,
+/// Builds the mesh for `plan` and encodes its file(s), named as they go
+/// into the export bundle. Returned rather than added so the texture can
+/// be borrowed from the same bundle without a copy.
+pub fn mesh_files(
     map: &Heightmap,
     cell_size: f32,
     plan: &MeshPlan,
     texture: Option<MeshTexture>,
-) -> Result<(usize, usize), String> {
+) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
     let mesh = build_mesh(map, cell_size, 1.0, plan.max_side);
-    match plan.format {
-        MeshFormat::Glb => {
-            bundle.add(GLB_NAME, encode_glb(&mesh, texture.as_ref().map(|t| t.png))?);
-        }
-        MeshFormat::Obj => {
-            let material = texture.as_ref().map(|t| t.file_name);
-            bundle.add(OBJ_NAME, encode_obj(&mesh, material.map(|_| MTL_NAME)).into_bytes());
-            if let Some(file_name) = material {
-                bundle.add(MTL_NAME, encode_mtl(file_name).into_bytes());
-            }
-        }
-    }
-    Ok((mesh.columns, mesh.rows))
+    Ok(match plan.format {
+        MeshFormat::Glb => vec![(GLB_NAME, encode_glb(&mesh, texture.map(|t| t.png))?)],
+        MeshFormat::Obj => match texture {
+            Some(t) => vec![
+                (OBJ_NAME, encode_obj(&mesh, Some(MTL_NAME)).into_bytes()),
+                (MTL_NAME, encode_mtl(t.file_name).into_bytes()),
+            ],
+            None => vec![(OBJ_NAME, encode_obj(&mesh, None).into_bytes())],
+        },
+    })
 }
 
 // ---------------------------------------------------------------- GLB
@@ -213,6 +209,10 @@ fn material(textured: bool) -> Value {
 pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>, String> {
     let count = mesh.positions.len();
     let mut bin = BinBuffer::default();
+    // One allocation for the whole chunk (plus alignment slack).
+    bin.bytes.reserve(
+        count * VERTEX_BYTES as usize + mesh.indices.len() * 4 + texture_png.map_or(0, <[u8]>::len) + 16,
+    );
     let pos_view = bin.push_view(Some(ARRAY_BUFFER), put_f32s(&mesh.positions));
     let normal_view = bin.push_view(Some(ARRAY_BUFFER), put_f32s(&mesh.normals));
     let uv_view = bin.push_view(Some(ARRAY_BUFFER), put_f32s(&mesh.uvs));

@@ -5,6 +5,7 @@ pub mod export;
 pub mod heightmap;
 pub mod import;
 pub mod mesh;
+pub mod mesh_export;
 pub mod params;
 pub mod pipeline;
 pub mod presets;
@@ -13,6 +14,7 @@ pub mod reference;
 pub mod rng;
 pub mod splat;
 pub mod stages;
+pub mod tiled;
 pub mod tiles;
 
 pub use heightmap::Heightmap;

@@ -167,17 +167,34 @@ fn start_job_on_edit(
         base_dir: source.base_dir.clone(),
     };
     if job.last_request.as_ref() == Some(&request) {
-        if generated.error.is_some() {
-            generated.error = None;
-        }
+        // Same request as the job in flight or last finished: its result
+        // (or its error: an import that failed fails again) stands.
         return;
     }
     job.supersede();
+    // The previous request's error (an invalid value since fixed, a stage
+    // that failed) no longer applies to this one.
+    if generated.error.is_some() {
+        generated.error = None;
+    }
     job.last_request = Some(request.clone());
     let cancel = Arc::new(AtomicBool::new(false));
     let shared = pipeline.0.clone();
     let flag = cancel.clone();
-    let task = AsyncComputeTaskPool::get().spawn(async move { run_job(&shared, &request, &flag) });
+    let task = AsyncComputeTaskPool::get().spawn(async move {
+        // A stage that panics must not take the viewer down (a panicking
+        // task would panic again when polled on the main thread): report
+        // it like any other failed generation.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_job(&shared, &request, &flag)
+        }))
+        .unwrap_or_else(|payload| {
+            Err(format!(
+                "generation failed: {}",
+                super::panic_text(payload.as_ref())
+            ))
+        })
+    });
     job.task = Some(task);
     job.cancel = cancel;
     job.started = Some(Instant::now());

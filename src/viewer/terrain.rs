@@ -12,26 +12,40 @@ pub struct TerrainScenePlugin;
 
 impl Plugin for TerrainScenePlugin {
     fn build(&self, app: &mut App) {
-        app.add_plugins(WireframePlugin::default())
+        app.add_plugins((WireframePlugin::default(), TerrainUploadPlugin))
             .insert_resource(ClearColor(SKY))
             .insert_resource(GlobalAmbientLight {
                 color: Color::srgb(0.75, 0.82, 1.0),
                 brightness: 900.0,
                 affects_lightmapped_meshes: true,
             })
-            .init_resource::<ViewSettings>()
-            .init_resource::<TerrainBounds>()
             .add_systems(Startup, spawn_lights_and_water)
             .add_systems(
                 Update,
-                (
-                    upload_terrain,
-                    apply_view_settings.run_if(
+                apply_view_settings
+                    .after(TerrainUpload)
+                    .run_if(
                         resource_changed::<ViewSettings>.or_else(resource_changed::<TerrainBounds>),
                     ),
-                )
-                    .chain(),
             );
+    }
+}
+
+/// Swaps what the regeneration job built into the terrain's mesh, image
+/// and material assets (replaced in place: the asset counts never grow).
+/// Needs only `Assets<Mesh>`, `Assets<Image>` and
+/// `Assets<StandardMaterial>`, so it also runs headless (the soak test).
+pub struct TerrainUploadPlugin;
+
+/// The system set of the upload, for ordering.
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TerrainUpload;
+
+impl Plugin for TerrainUploadPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<ViewSettings>()
+            .init_resource::<TerrainBounds>()
+            .add_systems(Update, upload_terrain.in_set(TerrainUpload));
     }
 }
 
@@ -149,7 +163,12 @@ fn upload_terrain(
         }
     }
     if let Some(map) = &generated.shown_map {
-        let cell = recipe.0.cell_size;
+        // The mesh was built with the generated recipe's cell size; the
+        // edited one may already be newer.
+        let cell = generated
+            .recipe
+            .as_ref()
+            .map_or(recipe.0.cell_size, |r| r.cell_size);
         bounds.set_if_neq(TerrainBounds {
             half_width: (map.width() - 1) as f32 * cell * 0.5,
             half_depth: (map.height() - 1) as f32 * cell * 0.5,
