@@ -56,6 +56,11 @@ impl History {
         !self.redo.is_empty()
     }
 
+    /// Undo and redo steps held (the undo stack never exceeds `limit`).
+    pub fn depth(&self) -> (usize, usize) {
+        (self.undo.len(), self.redo.len())
+    }
+
     /// Records `now` as the current state if it differs from the last one.
     pub fn record(&mut self, now: Snapshot) {
         let Some(previous) = self.current.take() else {

@@ -1,10 +1,13 @@
 //! View panel: exaggeration, wireframe, water, sun, the stage-by-stage
-//! demo (including diamond-square level stepping) and a 2D preview.
+//! demo (diamond-square level stepping, erosion iteration / droplet
+//! sliders) and a 2D preview.
 
 use super::super::state::{Generated, PreviewImage, PreviewKind};
 use super::{Document, UiContext};
-use crate::terrain::Stage;
+use crate::terrain::params::{ParamVisitor, Params, Span};
+use crate::terrain::{Stage, StageEntry};
 use bevy_egui::egui;
+use std::ops::RangeInclusive;
 
 #[derive(Default)]
 pub struct ViewPanel {
@@ -150,5 +153,219 @@ fn stage_picker(ui: &mut egui::Ui, doc: &mut Document) {
                 }
             }
         });
+    }
+    erosion_stepper(ui, stages, focus);
+}
+
+/// The erosion parameter the stage-by-stage demo steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErosionStep {
+    /// `ThermalErosion::iterations`.
+    ThermalIterations,
+    /// `HydraulicErosion::droplets`.
+    HydraulicDroplets,
+}
+
+impl ErosionStep {
+    /// The parameter's name in the stage's visitor (its range comes from there).
+    pub fn param(self) -> &'static str {
+        match self {
+            ErosionStep::ThermalIterations => "iterations",
+            ErosionStep::HydraulicDroplets => "droplets",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            ErosionStep::ThermalIterations => "thermal erosion iterations",
+            ErosionStep::HydraulicDroplets => "hydraulic erosion droplets",
+        }
+    }
+}
+
+/// The erosion stage whose progress the demo steps when the map after
+/// stage `focus` is shown: the nearest erosion stage at or before it.
+pub fn erosion_step_target(stages: &[StageEntry], focus: usize) -> Option<(usize, ErosionStep)> {
+    stages
+        .iter()
+        .enumerate()
+        .take(focus.saturating_add(1))
+        .rev()
+        .find_map(|(i, entry)| match entry.stage {
+            Stage::ThermalErosion(_) => Some((i, ErosionStep::ThermalIterations)),
+            Stage::HydraulicErosion(_) => Some((i, ErosionStep::HydraulicDroplets)),
+            _ => None,
+        })
+}
+
+/// The stepped value of `stage`, if it is the right kind.
+pub fn erosion_step_value(stage: &mut Stage, step: ErosionStep) -> Option<&mut u32> {
+    match (stage, step) {
+        (Stage::ThermalErosion(t), ErosionStep::ThermalIterations) => Some(&mut t.iterations),
+        (Stage::HydraulicErosion(h), ErosionStep::HydraulicDroplets) => Some(&mut h.droplets),
+        _ => None,
+    }
+}
+
+/// The allowed range of integer parameter `name`, as the stage declares it.
+pub fn int_param_range(params: &mut dyn Params, name: &str) -> Option<RangeInclusive<u32>> {
+    struct Finder<'a> {
+        name: &'a str,
+        range: Option<RangeInclusive<u32>>,
+    }
+    impl ParamVisitor for Finder<'_> {
+        fn float(&mut self, _: &str, _: &mut f32, _: RangeInclusive<f32>, _: &str) {}
+        fn int(&mut self, name: &str, _: &mut u32, range: RangeInclusive<u32>, _: &str) {
+            if name == self.name && self.range.is_none() {
+                self.range = Some(range);
+            }
+        }
+        fn span(&mut self, _: &str, _: &mut Span, _: RangeInclusive<f32>, _: &str) {}
+        fn toggle(&mut self, _: &str, _: &mut bool, _: &str) {}
+        fn choice(&mut self, _: &str, _: &mut usize, _: &[&'static str], _: &str) {}
+        fn text(&mut self, _: &str, _: &mut String, _: &str) {}
+        fn optional_span(&mut self, _: &str, _: &mut Option<Span>, _: RangeInclusive<f32>, _: &str) {}
+        fn optional_int(&mut self, _: &str, _: &mut Option<u32>, _: RangeInclusive<u32>, _: &str) {}
+        fn group(&mut self, _: &str, body: &mut dyn FnMut(&mut dyn ParamVisitor)) {
+            body(self);
+        }
+    }
+    let mut finder = Finder { name, range: None };
+    params.visit(&mut finder);
+    finder.range
+}
+
+/// One step of the − / + buttons: one thermal iteration; a tenth of the
+/// droplets (a single droplet changes nothing visible).
+fn step_size(step: ErosionStep, value: u32) -> u32 {
+    match step {
+        ErosionStep::ThermalIterations => 1,
+        ErosionStep::HydraulicDroplets => (value / 10).max(1),
+    }
+}
+
+/// Erosion progress as a recipe parameter: dragging re-runs that stage
+/// and the ones after it through the normal edit path, so it is one undo
+/// step per drag.
+fn erosion_stepper(ui: &mut egui::Ui, stages: &mut [StageEntry], focus: usize) {
+    let Some((index, step)) = erosion_step_target(stages, focus) else {
+        return;
+    };
+    let Some(entry) = stages.get_mut(index) else {
+        return;
+    };
+    let range = int_param_range(&mut entry.stage, step.param()).unwrap_or(0..=u32::MAX);
+    let enabled = entry.enabled;
+    let Some(value) = erosion_step_value(&mut entry.stage, step) else {
+        return;
+    };
+    ui.label(format!("{index}. {}", step.label()))
+        .on_hover_text("Watch the erosion progress: the stage re-runs with this many");
+    ui.horizontal(|ui| {
+        let delta = step_size(step, *value);
+        if ui.small_button("−").clicked() {
+            *value = value.saturating_sub(delta).max(*range.start());
+        }
+        ui.add(
+            egui::Slider::new(value, range.clone())
+                .logarithmic(true)
+                .clamping(egui::SliderClamping::Always),
+        );
+        if ui.small_button("+").clicked() {
+            *value = value.saturating_add(delta).min(*range.end());
+        }
+    });
+    if !enabled {
+        ui.weak("(this stage is switched off)");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::Recipe;
+
+    fn stages(kinds: &[&str]) -> Vec<StageEntry> {
+        kinds
+            .iter()
+            .filter_map(|k| Stage::default_of(k))
+            .map(StageEntry::new)
+            .collect()
+    }
+
+    #[test]
+    fn erosion_stages_are_offered_in_the_add_stage_list() {
+        for kind in ["hydraulic-erosion", "thermal-erosion"] {
+            assert!(Stage::KINDS.contains(&kind), "{kind} missing from Stage::KINDS");
+            assert!(Stage::default_of(kind).is_some());
+            assert_ne!(Stage::label_of(kind), "unknown");
+        }
+    }
+
+    #[test]
+    fn erosion_step_target_is_the_nearest_erosion_stage_at_or_before_focus() {
+        let list = stages(&[
+            "diamond-square",
+            "hydraulic-erosion",
+            "normalize",
+            "thermal-erosion",
+            "blur",
+        ]);
+        assert_eq!(erosion_step_target(&list, 0), None);
+        assert_eq!(
+            erosion_step_target(&list, 1),
+            Some((1, ErosionStep::HydraulicDroplets))
+        );
+        assert_eq!(
+            erosion_step_target(&list, 2),
+            Some((1, ErosionStep::HydraulicDroplets))
+        );
+        assert_eq!(
+            erosion_step_target(&list, 3),
+            Some((3, ErosionStep::ThermalIterations))
+        );
+        assert_eq!(
+            erosion_step_target(&list, 99),
+            Some((3, ErosionStep::ThermalIterations))
+        );
+        assert_eq!(erosion_step_target(&[], usize::MAX), None);
+    }
+
+    #[test]
+    fn stepped_values_and_ranges_come_from_the_stage() {
+        let mut list = stages(&["hydraulic-erosion", "thermal-erosion"]);
+        for (entry, step) in list.iter_mut().zip([
+            ErosionStep::HydraulicDroplets,
+            ErosionStep::ThermalIterations,
+        ]) {
+            let range = int_param_range(&mut entry.stage, step.param());
+            let range = range.unwrap_or_else(|| panic!("{step:?}: no {} param", step.param()));
+            assert_eq!(*range.start(), 0, "{step:?} steps from zero");
+            let value = erosion_step_value(&mut entry.stage, step).map(|v| *v);
+            assert!(value.is_some_and(|v| range.contains(&v)));
+        }
+        // Wrong kind: nothing to step.
+        assert!(erosion_step_value(&mut list[0].stage, ErosionStep::ThermalIterations).is_none());
+    }
+
+    #[test]
+    fn stepping_is_a_recipe_edit() {
+        // The slider writes into the document's recipe, which the panels
+        // store through `set_if_neq`: the history and the regeneration see
+        // an ordinary edit.
+        let mut recipe = Recipe {
+            stages: stages(&["diamond-square", "thermal-erosion"]),
+            ..Recipe::default()
+        };
+        let before = recipe.clone();
+        let (index, step) = erosion_step_target(&recipe.stages, 1).unwrap_or((0, ErosionStep::ThermalIterations));
+        if let Some(v) = erosion_step_value(&mut recipe.stages[index].stage, step) {
+            *v = 3;
+        }
+        assert_ne!(recipe, before);
+        assert!(matches!(&recipe.stages[1].stage, Stage::ThermalErosion(t) if t.iterations == 3));
+        assert_eq!(step_size(ErosionStep::ThermalIterations, 3), 1);
+        assert_eq!(step_size(ErosionStep::HydraulicDroplets, 0), 1);
+        assert_eq!(step_size(ErosionStep::HydraulicDroplets, 50_000), 5_000);
     }
 }
