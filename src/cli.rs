@@ -100,13 +100,13 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub memory_limit: Option<u64>,
     /// Also write the map as N x N tiles (1 to 64) sharing their borders: heightmap_x{i}_y{j}.r16/.png.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub tiles: Option<String>,
     /// Also write the terrain as a mesh: glb (terrain.glb) or obj (terrain.obj).
     #[arg(long, value_name = "FORMAT")]
     pub mesh: Option<String>,
     /// Most mesh vertices a side (default: full resolution); larger maps are decimated.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub mesh_size: Option<String>,
 }
 

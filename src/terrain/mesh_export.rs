@@ -167,7 +167,7 @@ impl BinBuffer {
 }
 
 fn pad_to_4(bytes: &mut Vec<u8>, fill: u8) {
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(fill);
     }
 }
@@ -211,7 +211,10 @@ pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>
     let mut bin = BinBuffer::default();
     // One allocation for the whole chunk (plus alignment slack).
     bin.bytes.reserve(
-        count * VERTEX_BYTES as usize + mesh.indices.len() * 4 + texture_png.map_or(0, <[u8]>::len) + 16,
+        count * VERTEX_BYTES as usize
+            + mesh.indices.len() * 4
+            + texture_png.map_or(0, <[u8]>::len)
+            + 16,
     );
     let pos_view = bin.push_view(Some(ARRAY_BUFFER), put_f32s(&mesh.positions));
     let normal_view = bin.push_view(Some(ARRAY_BUFFER), put_f32s(&mesh.normals));
@@ -277,7 +280,12 @@ fn glb_container(mut json: Vec<u8>, bin: &[u8]) -> Result<Vec<u8>, String> {
     // The JSON chunk is padded with spaces, which JSON parsers ignore.
     pad_to_4(&mut json, b' ');
     let total = 12 + 8 + json.len() as u64 + 8 + bin.len() as u64;
-    let too_big = || format!("--mesh glb: the file would be {} MiB, over glTF's 4 GiB limit; pass a smaller --mesh-size", total >> 20);
+    let too_big = || {
+        format!(
+            "--mesh glb: the file would be {} MiB, over glTF's 4 GiB limit; pass a smaller --mesh-size",
+            total >> 20
+        )
+    };
     let total_u32 = u32::try_from(total).map_err(|_| too_big())?;
     let mut out = Vec::with_capacity(total as usize);
     for word in [GLB_MAGIC, 2, total_u32] {
@@ -335,7 +343,11 @@ pub fn encode_obj(mesh: &MeshData, mtl: Option<&str>) -> String {
     let vn = par_lines(&mesh.normals, |s, n| {
         let _ = writeln!(s, "vn {} {} {}", n[0], n[1], n[2]);
     });
-    let usemtl = if mtl.is_some() { "usemtl terrain\n" } else { "" };
+    let usemtl = if mtl.is_some() {
+        "usemtl terrain\n"
+    } else {
+        ""
+    };
     // Position, uv and normal share an index per vertex; OBJ counts from 1.
     let triangles: Vec<&[u32]> = mesh.indices.chunks_exact(3).collect();
     let f = par_lines(&triangles, |s, t| {
@@ -363,7 +375,10 @@ mod tests {
         let mesh = build_mesh(&map, 1.0, 1.0, 16);
         let glb = encode_glb(&mesh, None).unwrap();
         assert_eq!(&glb[0..4], b"glTF");
-        assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
+        assert_eq!(
+            u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
+            glb.len()
+        );
         let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
         assert_eq!(json_len % 4, 0);
         assert_eq!(glb.len() % 4, 0);
@@ -371,10 +386,20 @@ mod tests {
 
     #[test]
     fn plans_are_checked_before_work() {
-        assert!(MeshPlan::parse("stl", None, 9, 9).unwrap_err().contains("glb or obj"));
+        assert!(
+            MeshPlan::parse("stl", None, 9, 9)
+                .unwrap_err()
+                .contains("glb or obj")
+        );
         assert!(MeshPlan::parse("glb", Some("1"), 9, 9).is_err());
-        assert_eq!(MeshPlan::parse("obj", Some("5"), 9, 9).unwrap().sides(9, 9), (5, 5));
-        assert_eq!(MeshPlan::parse("GLB", None, 9, 7).unwrap().sides(9, 7), (9, 7));
+        assert_eq!(
+            MeshPlan::parse("obj", Some("5"), 9, 9).unwrap().sides(9, 9),
+            (5, 5)
+        );
+        assert_eq!(
+            MeshPlan::parse("GLB", None, 9, 7).unwrap().sides(9, 7),
+            (9, 7)
+        );
         let err = MeshPlan::parse("glb", None, 16385, 16385).unwrap_err();
         assert!(err.contains("4 GiB"), "{err}");
     }

@@ -73,7 +73,10 @@ pub fn tile_stem(i: usize, j: usize) -> String {
 pub fn valid_tile_counts(width: usize, height: usize) -> Vec<usize> {
     (1..=MAX_TILES)
         .filter(|&n| {
-            width > n && height > n && (width - 1) % n == 0 && (height - 1) % n == 0
+            width > n
+                && height > n
+                && (width - 1).is_multiple_of(n)
+                && (height - 1).is_multiple_of(n)
         })
         .collect()
 }
@@ -85,7 +88,9 @@ pub fn parse_tiles(text: &str, width: usize, height: usize) -> Result<TileGrid, 
         format!("--tiles '{text}': expected a whole number of tiles a side, 1 to {MAX_TILES}")
     })?;
     if !(1..=MAX_TILES).contains(&n) {
-        return Err(format!("--tiles {n}: expected 1 to {MAX_TILES} tiles a side"));
+        return Err(format!(
+            "--tiles {n}: expected 1 to {MAX_TILES} tiles a side"
+        ));
     }
     tile_grid(width, height, n)
 }
@@ -201,7 +206,11 @@ mod tests {
     fn bad_counts_are_refused() {
         assert!(parse_tiles("0", 65, 65).is_err());
         assert!(parse_tiles("65", 65, 65).unwrap_err().contains("1 to 64"));
-        assert!(parse_tiles("x", 65, 65).unwrap_err().contains("--tiles 'x'"));
+        assert!(
+            parse_tiles("x", 65, 65)
+                .unwrap_err()
+                .contains("--tiles 'x'")
+        );
         assert_eq!(parse_tiles(" 2 ", 65, 65).unwrap().n, 2);
     }
 }

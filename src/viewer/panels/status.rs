@@ -48,23 +48,15 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
             ))
             .small(),
         );
-        ui.separator();
+        // The map facts start a row of their own, so the decimation notice
+        // is never split across two lines between the stage timings.
+        ui.end_row();
         if let Some(map) = &generated.shown_map {
-            let mesh = if generated.decimated {
-                format!(
-                    "map {}×{}, display mesh decimated to {}×{} (exports keep full size)",
-                    map.width(),
-                    map.height(),
-                    generated.mesh_columns,
-                    generated.mesh_rows
-                )
-            } else {
-                format!("map {}×{}", map.width(), map.height())
-            };
-            ui.label(egui::RichText::new(mesh).small());
             ui.label(
                 egui::RichText::new(format!(
-                    "heights {:.1} to {:.1} · texture {}×{}",
+                    "map {}×{} · heights {:.1} to {:.1} · texture {}×{}",
+                    map.width(),
+                    map.height(),
                     generated.shown_min,
                     generated.shown_max,
                     generated.texture_side.0,
@@ -72,6 +64,21 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
                 ))
                 .small(),
             );
+            if generated.decimated {
+                ui.separator();
+                ui.colored_label(
+                    NOTICE_AMBER,
+                    egui::RichText::new(decimation_notice(
+                        (map.width(), map.height()),
+                        (generated.mesh_columns, generated.mesh_rows),
+                    ))
+                    .small(),
+                )
+                .on_hover_text(
+                    "Big maps are drawn with fewer vertices to stay interactive; \
+                     the heightmap, its statistics and every export use all cells",
+                );
+            }
         }
         if let Some(stage) = generated.shown_stage {
             let label = doc
@@ -86,4 +93,29 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
             );
         }
     });
+}
+
+/// Amber for notices that are not errors.
+const NOTICE_AMBER: egui::Color32 = egui::Color32::from_rgb(235, 185, 80);
+
+/// What the status bar says when the 3D mesh has fewer vertices than the
+/// map has cells.
+pub fn decimation_notice(map: (usize, usize), mesh: (usize, usize)) -> String {
+    format!(
+        "3D view decimated: mesh {}×{} of the map's {}×{} cells (exports keep full size)",
+        mesh.0, mesh.1, map.0, map.1
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimation_notice_names_both_sizes_and_exports() {
+        let text = decimation_notice((2049, 2049), (1025, 1025));
+        assert!(text.contains("decimated"));
+        assert!(text.contains("1025×1025") && text.contains("2049×2049"));
+        assert!(text.contains("exports keep full size"));
+    }
 }

@@ -266,6 +266,7 @@ fn erosion_stepper(ui: &mut egui::Ui, stages: &mut [StageEntry], focus: usize) {
         if ui.small_button("−").clicked() {
             *value = value.saturating_sub(delta).max(*range.start());
         }
+        ui.spacing_mut().slider_width = 170.0;
         ui.add(
             egui::Slider::new(value, range.clone())
                 .logarithmic(true)
