@@ -2,7 +2,7 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use orogen::terrain::Heightmap;
-use orogen::terrain::mesh::build_mesh;
+use orogen::terrain::mesh::{build_mesh, build_mesh_into};
 use orogen::terrain::params::Span;
 use orogen::terrain::rng::stage_rng;
 use orogen::terrain::splat::{TileImages, TileSet, render_splat};
@@ -71,7 +71,11 @@ fn splat_and_mesh(c: &mut Criterion) {
     group.bench_function("splat-1024-4-tiles-slope", |b| {
         b.iter(|| black_box(render_splat(&map, 1.0, &tiles, &images, 1024, 1024)))
     });
-    group.bench_function("mesh-1025", |b| b.iter(|| black_box(build_mesh(&map, 1.0, 1.0, 1025))));
+    group.bench_function("mesh-1025-fresh", |b| b.iter(|| black_box(build_mesh(&map, 1.0, 1.0, 1025))));
+    let mut mesh = build_mesh(&map, 1.0, 1.0, 1025);
+    group.bench_function("mesh-1025-reused", |b| {
+        b.iter(|| build_mesh_into(&mut mesh, &map, 1.0, 1.0, 1025))
+    });
     group.finish();
 }
 

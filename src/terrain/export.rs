@@ -82,8 +82,9 @@ pub fn quantize(map: &Heightmap, range: Span) -> Vec<u16> {
     map.data()
         .iter()
         .map(|&v| {
-            let q = ((v - range.min) as f64 * scale).round();
-            q.clamp(0.0, 65535.0) as u16
+            // Clamp, then round half up with a cast (no libm `round`).
+            let q = ((v - range.min) as f64 * scale).clamp(0.0, 65535.0);
+            (q + 0.5) as u16
         })
         .collect()
 }

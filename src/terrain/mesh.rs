@@ -40,9 +40,23 @@ pub fn decimated_axis(len: usize, max_side: usize) -> Vec<usize> {
     v
 }
 
-/// Builds the mesh. `height_scale` exaggerates heights. Rows are filled
-/// in parallel into preallocated buffers.
+/// Builds the mesh. `height_scale` exaggerates heights.
 pub fn build_mesh(map: &Heightmap, cell_size: f32, height_scale: f32, max_side: usize) -> MeshData {
+    let mut mesh = MeshData::default();
+    build_mesh_into(&mut mesh, map, cell_size, height_scale, max_side);
+    mesh
+}
+
+/// Rebuilds `mesh` in place, reusing its buffers (and its indices when the
+/// grid size is unchanged): regenerating at the same size allocates
+/// nothing. Rows are filled in parallel.
+pub fn build_mesh_into(
+    mesh: &mut MeshData,
+    map: &Heightmap,
+    cell_size: f32,
+    height_scale: f32,
+    max_side: usize,
+) {
     let xs = decimated_axis(map.width(), max_side);
     let ys = decimated_axis(map.height(), max_side);
     let (cols, rows) = (xs.len(), ys.len());
@@ -50,9 +64,21 @@ pub fn build_mesh(map: &Heightmap, cell_size: f32, height_scale: f32, max_side: 
     let half_h = (map.height() - 1) as f32 * cell_size * 0.5;
     let inv_w = 1.0 / (map.width() - 1).max(1) as f32;
     let inv_h = 1.0 / (map.height() - 1).max(1) as f32;
-    let mut positions = vec![[0.0f32; 3]; cols * rows];
-    let mut normals = vec![[0.0f32; 3]; cols * rows];
-    let mut uvs = vec![[0.0f32; 2]; cols * rows];
+    let same_grid = mesh.columns == cols && mesh.rows == rows && !mesh.indices.is_empty();
+    mesh.positions.resize(cols * rows, [0.0; 3]);
+    mesh.normals.resize(cols * rows, [0.0; 3]);
+    mesh.uvs.resize(cols * rows, [0.0; 2]);
+    mesh.columns = cols;
+    mesh.rows = rows;
+    if !same_grid {
+        mesh.indices = grid_indices(cols, rows);
+    }
+    let MeshData {
+        positions,
+        normals,
+        uvs,
+        ..
+    } = mesh;
     positions
         .par_chunks_mut(cols)
         .zip(normals.par_chunks_mut(cols))
@@ -75,14 +101,6 @@ pub fn build_mesh(map: &Heightmap, cell_size: f32, height_scale: f32, max_side: 
                 normal_row[i] = [-dx * inv_len, inv_len, -dz * inv_len];
             }
         });
-    MeshData {
-        positions,
-        normals,
-        uvs,
-        indices: grid_indices(cols, rows),
-        columns: cols,
-        rows,
-    }
 }
 
 /// Triangle indices of a `cols x rows` vertex grid, counter-clockwise seen
@@ -133,6 +151,18 @@ mod tests {
             // y of (p1-p0) x (p2-p0) = uz*vx - ux*vz must be positive.
             assert!(u[1] * v[0] - u[0] * v[1] > 0.0);
         }
+    }
+
+    #[test]
+    fn rebuilding_in_place_equals_a_fresh_build() {
+        let mut map = Heightmap::new(9, 7);
+        map.set(3, 3, 5.0);
+        let mut mesh = build_mesh(&Heightmap::new(4, 4), 1.0, 1.0, 100);
+        build_mesh_into(&mut mesh, &map, 2.0, 1.5, 100);
+        assert_eq!(mesh, build_mesh(&map, 2.0, 1.5, 100));
+        map.set(3, 3, -5.0);
+        build_mesh_into(&mut mesh, &map, 2.0, 1.5, 100);
+        assert_eq!(mesh, build_mesh(&map, 2.0, 1.5, 100));
     }
 
     #[test]

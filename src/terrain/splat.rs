@@ -456,11 +456,13 @@ pub fn render_splat(
                         color[c] += w[i] * p[c] as f32;
                     }
                 }
+                // `+ 0.5` then a saturating cast rounds these non-negative
+                // values like `round()` without its libm call.
                 for c in 0..3 {
-                    rgb_row[tx * 3 + c] = color[c].round().clamp(0.0, 255.0) as u8;
+                    rgb_row[tx * 3 + c] = (color[c] + 0.5) as u8;
                 }
                 for i in 0..k {
-                    weight_row[tx * k + i] = (w[i] * 255.0).round() as u8;
+                    weight_row[tx * k + i] = (w[i] * 255.0 + 0.5) as u8;
                 }
             }
         });

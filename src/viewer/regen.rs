@@ -15,7 +15,9 @@ use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource};
 use crate::terrain::Recipe;
 use crate::terrain::pipeline::{Pipeline, PipelineError, RunHooks};
 use crate::terrain::recipe::default_memory_limit;
-use crate::terrain::splat::{TileImages, TileSet};
+use crate::terrain::splat::{TileImages, TileSet, load_tile_image};
+use image::RgbImage;
+use std::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use std::path::PathBuf;
@@ -48,40 +50,45 @@ pub struct SharedPipeline(Arc<Mutex<JobCache>>);
 pub(crate) struct JobCache {
     base_dir: Option<PathBuf>,
     pipeline: Pipeline,
-    images: Option<CachedImages>,
-}
-
-/// Decoded tile images, with the image specs and folder they came from.
-struct CachedImages {
-    specs: Vec<String>,
-    base_dir: Option<PathBuf>,
-    images: TileImages,
-    warnings: Vec<String>,
+    /// Decoded tile images by image spec (or why it could not be read),
+    /// for the folder `images_dir`: adding, removing or re-pointing one
+    /// tile decodes only that tile's image.
+    images: HashMap<String, Result<RgbImage, String>>,
+    images_dir: Option<PathBuf>,
 }
 
 impl JobCache {
-    /// Tile images for `tiles`, decoded again only when a path changed.
+    /// Tile images for `tiles` (a flat colour plus a warning for each one
+    /// that cannot be read). Images no tile uses any more are dropped, so
+    /// the cache never holds more than the current tiles.
     pub(crate) fn tile_images(
         &mut self,
         tiles: &TileSet,
         base_dir: Option<&std::path::Path>,
     ) -> (TileImages, Vec<String>) {
-        let specs: Vec<String> = tiles.tiles.iter().map(|t| t.image.clone()).collect();
         let dir = base_dir.map(PathBuf::from);
-        if let Some(cached) = &self.images
-            && cached.specs == specs
-            && cached.base_dir == dir
-        {
-            return (cached.images.clone(), cached.warnings.clone());
+        if self.images_dir != dir {
+            self.images.clear();
+            self.images_dir = dir;
         }
-        let (images, warnings) = TileImages::load(tiles, base_dir);
-        self.images = Some(CachedImages {
-            specs,
-            base_dir: dir,
-            images: images.clone(),
-            warnings: warnings.clone(),
-        });
-        (images, warnings)
+        self.images
+            .retain(|spec, _| tiles.tiles.iter().any(|t| &t.image == spec));
+        let mut warnings = Vec::new();
+        let mut images = Vec::with_capacity(tiles.tiles.len());
+        for tile in &tiles.tiles {
+            let loaded = self
+                .images
+                .entry(tile.image.clone())
+                .or_insert_with(|| load_tile_image(&tile.image, base_dir));
+            match loaded {
+                Ok(image) => images.push(image.clone()),
+                Err(e) => {
+                    warnings.push(format!("{}: {e}; using a flat colour", tile.name));
+                    images.push(RgbImage::from_pixel(1, 1, image::Rgb(tile.fallback_color)));
+                }
+            }
+        }
+        (TileImages { images }, warnings)
     }
 }
 
@@ -361,6 +368,61 @@ mod tests {
         }
         assert_eq!(app.world().resource::<Generated>().serial, latest);
         assert_eq!(shown_map_data(&app), expected);
+    }
+
+    #[test]
+    fn tile_images_are_cached_per_image_and_pruned() {
+        let mut cache = JobCache::default();
+        let mut tiles = TileSet::default();
+        let (images, warnings) = cache.tile_images(&tiles, None);
+        assert_eq!(images.images.len(), tiles.tiles.len());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(cache.images.len(), 4);
+        // Re-point one tile at a file that does not exist: a warning and a
+        // flat colour for it, the others still cached, the old image gone.
+        tiles.tiles[0].image = "/nonexistent/orogen/tile.png".into();
+        let (images, warnings) = cache.tile_images(&tiles, None);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("sand: "), "{warnings:?}");
+        assert_eq!(images.images[0].dimensions(), (1, 1));
+        assert_eq!(cache.images.len(), 4);
+        assert!(!cache.images.contains_key("builtin:sand"));
+        tiles.tiles.truncate(1);
+        let _ = cache.tile_images(&tiles, None);
+        assert_eq!(cache.images.len(), 1);
+    }
+
+    #[test]
+    fn a_failed_stage_stays_reported_until_the_recipe_changes() {
+        let mut recipe = small_recipe(1);
+        recipe.stages.insert(
+            0,
+            StageEntry::new(Stage::Import(crate::terrain::stages::Import {
+                path: "/nonexistent/orogen/missing.png".into(),
+                ..Default::default()
+            })),
+        );
+        let mut app = headless_app(recipe);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while app.world().resource::<Generated>().error.is_none() {
+            assert!(Instant::now() < deadline, "no error reported");
+            app.update();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let error = app.world().resource::<Generated>().error.clone();
+        assert!(error.as_deref().unwrap_or("").contains("import"), "{error:?}");
+        // Touching the recipe without changing it repeats the request: the
+        // error stands (it used to be cleared, hiding the failure).
+        app.world_mut().resource_mut::<EditedRecipe>().set_changed();
+        for _ in 0..5 {
+            app.update();
+        }
+        assert_eq!(app.world().resource::<Generated>().error, error);
+        // A real edit starts a new job and clears the old error at once.
+        app.world_mut().resource_mut::<EditedRecipe>().0.stages.remove(0);
+        app.update();
+        assert_eq!(app.world().resource::<Generated>().error, None);
+        wait_for_generation(&mut app, 0);
     }
 
     #[test]

@@ -141,13 +141,12 @@ impl DiamondSquare {
                 .par_iter()
                 .map(|&y| {
                     let mut r = row_rng(level, 1, y);
-                    let up = (y + period - half) % period;
-                    let down = (y + half) % period;
+                    let (up, down) = (wrap_back(y, half, period), wrap_forward(y, half, period));
                     (first_column(y)..n)
                         .step_by(step)
                         .map(|x| {
-                            let left = (x + period - half) % period;
-                            let right = (x + half) % period;
+                            let left = wrap_back(x, half, period);
+                            let right = wrap_forward(x, half, period);
                             let sum = grid[up * n + x]
                                 + grid[down * n + x]
                                 + grid[y * n + left]
@@ -182,6 +181,19 @@ impl DiamondSquare {
         }
         grid
     }
+}
+
+/// `(i + period - half) % period` without a division (hot loop).
+#[inline]
+fn wrap_back(i: usize, half: usize, period: usize) -> usize {
+    if i >= half { i - half } else { i + period - half }
+}
+
+/// `(i + half) % period` without a division, for `i <= period`.
+#[inline]
+fn wrap_forward(i: usize, half: usize, period: usize) -> usize {
+    let j = i + half;
+    if j >= period { j - period } else { j }
 }
 
 /// Fills the cells between lattice points (spacing `step`) bilinearly.

@@ -144,31 +144,44 @@ pub fn cap_value(cap: &Cap, x: f32, y: f32) -> f32 {
     if d > 0.0 { d * cap.factor } else { 0.0 }
 }
 
+/// Rows per bucket of the cap index.
+const BAND_ROWS: usize = 16;
+
 /// Adds every cap to the map, visiting only the cells under each disc.
-/// Rows run in parallel; within a row caps are added in placement order,
-/// so the sums are identical for any thread count.
+/// Caps are first bucketed by the bands of rows they reach (keeping their
+/// order), so a row only looks at nearby caps. Rows run in parallel;
+/// within a row caps are added in placement order, so the sums are
+/// identical for any thread count.
 pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) {
-    let width = map.width();
+    let (width, height) = (map.width(), map.height());
+    let bands = height.div_ceil(BAND_ROWS);
+    let mut by_band: Vec<Vec<u32>> = vec![Vec::new(); bands];
+    for (i, cap) in caps.iter().enumerate() {
+        let top = (cap.cy - cap.radius - 1.0).max(0.0) as usize / BAND_ROWS;
+        let bottom = ((cap.cy + cap.radius + 1.0).max(0.0) as usize / BAND_ROWS).min(bands - 1);
+        for band in by_band.iter_mut().take(bottom + 1).skip(top) {
+            band.push(i as u32);
+        }
+    }
     map.data_mut()
         .par_chunks_mut(width)
         .enumerate()
         .for_each(|(y, row)| {
             let yf = y as f32;
-            for cap in caps {
+            for &i in &by_band[y / BAND_ROWS] {
+                let cap = &caps[i as usize];
                 let dy = cap.cy - yf;
                 let reach2 = cap.radius * cap.radius - dy * dy;
                 if reach2 <= 0.0 {
                     continue;
                 }
                 let reach = reach2.sqrt();
-                // One cell of slack on each side; cap_value tests d > 0.
-                let x0 = (cap.cx - reach - 1.0).floor().max(0.0) as usize;
-                let x1 = ((cap.cx + reach + 1.0).ceil().max(0.0) as usize).min(width);
+                // A cell of slack each side (casts instead of floor/ceil);
+                // cap_value is 0 outside the disc, so adding it is exact.
+                let x0 = (cap.cx - reach - 1.0).max(0.0) as usize;
+                let x1 = ((cap.cx + reach + 2.0).max(0.0) as usize).min(width);
                 for (x, cell) in row.iter_mut().enumerate().take(x1).skip(x0) {
-                    let v = cap_value(cap, x as f32, yf);
-                    if v != 0.0 {
-                        *cell += v;
-                    }
+                    *cell += cap_value(cap, x as f32, yf);
                 }
             }
         });
