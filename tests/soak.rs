@@ -27,7 +27,7 @@ use orogen::terrain::{Heightmap, Recipe, Stage, StageEntry};
 use orogen::viewer::history::{History, HistoryAction, HistoryPlugin, apply_history_action};
 use orogen::viewer::regen::{PendingUpload, RegenJob, RegenerationPlugin, check_recipe};
 use orogen::viewer::state::{DisplayedStage, EditedRecipe, Generated};
-use orogen::viewer::terrain::TerrainUploadPlugin;
+use orogen::viewer::terrain::{TerrainBounds, TerrainUploadPlugin};
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
@@ -221,7 +221,13 @@ impl ParamVisitor for WorkCapper {
     fn choice(&mut self, _: &str, _: &mut usize, _: &[&'static str], _: &str) {}
     fn text(&mut self, _: &str, _: &mut String, _: &str) {}
     fn optional_span(&mut self, _: &str, _: &mut Option<Span>, _: RangeInclusive<f32>, _: &str) {}
-    fn optional_int(&mut self, name: &str, value: &mut Option<u32>, range: RangeInclusive<u32>, _: &str) {
+    fn optional_int(
+        &mut self,
+        name: &str,
+        value: &mut Option<u32>,
+        range: RangeInclusive<u32>,
+        _: &str,
+    ) {
         if let Some(v) = value {
             self.int(name, v, range, "");
         }
@@ -486,6 +492,8 @@ struct Tally {
     shown: usize,
     refused: usize,
     failed: usize,
+    /// Shown maps with ±inf or NaN heights (valid recipes can overflow).
+    non_finite: usize,
 }
 
 /// The shown terrain is the latest recipe's (or its error is shown).
@@ -498,7 +506,12 @@ fn check_latest(app: &App, reference: &mut Pipeline, tally: &mut Tally, edit: us
     let checked = match check_recipe(&edited) {
         Ok(checked) => checked,
         Err(message) => {
-            assert_eq!(generated.error.as_deref(), Some(message.as_str()), "{}", context());
+            assert_eq!(
+                generated.error.as_deref(),
+                Some(message.as_str()),
+                "{}",
+                context()
+            );
             tally.refused += 1;
             return;
         }
@@ -535,7 +548,11 @@ fn check_latest(app: &App, reference: &mut Pipeline, tally: &mut Tally, edit: us
         "{}",
         context()
     );
-    assert!(bits(shown) == bits(&expected), "shown map differs from the recipe's {}", context());
+    assert!(
+        bits(shown) == bits(&expected),
+        "shown map differs from the recipe's {}",
+        context()
+    );
     // The uploaded assets are this map's, replaced in place.
     let meshes = world.resource::<Assets<Mesh>>();
     let images = world.resource::<Assets<Image>>();
@@ -556,6 +573,21 @@ fn check_latest(app: &App, reference: &mut Pipeline, tally: &mut Tally, edit: us
         "{}",
         context()
     );
+    let bounds = world.resource::<TerrainBounds>();
+    assert!(bounds.ready, "{}", context());
+    for v in [
+        bounds.half_width,
+        bounds.half_depth,
+        bounds.min_height,
+        bounds.max_height,
+    ] {
+        assert!(v.is_finite(), "terrain bounds {bounds:?} {}", context());
+    }
+    let non_finite = shown.data().iter().filter(|v| !v.is_finite()).count();
+    assert_eq!(generated.non_finite_cells, non_finite, "{}", context());
+    if non_finite > 0 {
+        tally.non_finite += 1;
+    }
     tally.shown += 1;
 }
 
@@ -642,7 +674,10 @@ fn thousands_of_random_edits_keep_the_viewer_regenerating_in_bounded_memory() {
             check_latest(&app, &mut reference, &mut tally, edit);
             let (undo, redo) = app.world().resource::<History>().depth();
             let limit = app.world().resource::<History>().limit;
-            assert!(undo <= limit && redo <= limit, "history {undo}+{redo} over {limit}");
+            assert!(
+                undo <= limit && redo <= limit,
+                "history {undo}+{redo} over {limit}"
+            );
             if let Some(rss) = resident_mib() {
                 if edit <= warm_up {
                     baseline_rss = baseline_rss.max(rss);
@@ -657,16 +692,27 @@ fn thousands_of_random_edits_keep_the_viewer_regenerating_in_bounded_memory() {
     let serial = app.world().resource::<Generated>().serial;
     eprintln!(
         "soak: {edit} edits{} (seed {seed:#x}) in {:.1} s; {jobs} jobs started, {serial} generations \
-         shown; checks: {} shown, {} refused, {} stage errors; undo depth {undo}; \
+         shown; checks: {} shown ({} with non-finite heights), {} refused, {} stage errors; undo depth {undo}; \
          resident {baseline_rss} MiB after warm-up, peak {peak_rss_after_warm_up} MiB after",
-        if stopped_early { " (time budget reached)" } else { "" },
+        if stopped_early {
+            " (time budget reached)"
+        } else {
+            ""
+        },
         started.elapsed().as_secs_f64(),
         tally.shown,
+        tally.non_finite,
         tally.refused,
         tally.failed,
     );
-    assert!(tally.shown > edit / CHECK_EVERY / 3, "too few checks saw a terrain: {tally:?}");
-    assert!(jobs as usize > edit / 4, "only {jobs} jobs for {edit} edits");
+    assert!(
+        tally.shown > edit / CHECK_EVERY / 3,
+        "too few checks saw a terrain: {tally:?}"
+    );
+    assert!(
+        jobs as usize > edit / 4,
+        "only {jobs} jobs for {edit} edits"
+    );
     if baseline_rss > 0 {
         assert!(
             peak_rss_after_warm_up <= baseline_rss + RSS_ALLOWANCE_MIB,

@@ -226,23 +226,123 @@ pub fn weights_at(tiles: &[Tile], height: f32, slope_degrees: f32, out: &mut [f3
     out[..k].iter_mut().for_each(|w| *w /= sum);
 }
 
+/// [`weights_at`] with every per-tile constant (reciprocals of the band
+/// widths, slope ramps) worked out once per render instead of per texel.
+struct WeightRules {
+    tiles: Vec<TileRule>,
+}
+
+struct TileRule {
+    low: f32,
+    optimal: f32,
+    high: f32,
+    inv_rise: f32,
+    inv_fall: f32,
+    saturate_below: bool,
+    saturate_above: bool,
+    slope: Option<(f32, f32)>,
+}
+
+impl WeightRules {
+    fn new(tiles: &[Tile]) -> Self {
+        let k = tiles.len();
+        let inv = |d: f32| if d > 0.0 { 1.0 / d } else { 0.0 };
+        WeightRules {
+            tiles: tiles
+                .iter()
+                .enumerate()
+                .map(|(i, t)| TileRule {
+                    low: t.low,
+                    optimal: t.optimal,
+                    high: t.high,
+                    inv_rise: inv(t.optimal - t.low),
+                    inv_fall: inv(t.high - t.optimal),
+                    saturate_below: i == 0,
+                    saturate_above: i + 1 == k,
+                    slope: t.slope.map(|s| (s.min, s.max)),
+                })
+                .collect(),
+        }
+    }
+
+    #[inline]
+    fn visibility(t: &TileRule, v: f32) -> f32 {
+        if v == t.optimal {
+            1.0
+        } else if v < t.optimal {
+            if t.saturate_below {
+                1.0
+            } else if v <= t.low {
+                0.0
+            } else {
+                (v - t.low) * t.inv_rise
+            }
+        } else if t.saturate_above {
+            1.0
+        } else if v >= t.high {
+            0.0
+        } else {
+            (t.high - v) * t.inv_fall
+        }
+    }
+
+    /// Same result as [`weights_at`] up to float rounding.
+    #[inline]
+    fn weights(&self, tiles: &[Tile], height: f32, slope_degrees: f32, out: &mut [f32]) {
+        const SOFT: f32 = 5.0;
+        let mut sum = 0.0;
+        for (o, t) in out.iter_mut().zip(&self.tiles) {
+            let mut w = Self::visibility(t, height);
+            if let Some((lo, hi)) = t.slope {
+                let above = ((hi + SOFT - slope_degrees) * (1.0 / SOFT)).clamp(0.0, 1.0);
+                let below = ((slope_degrees - (lo - SOFT)) * (1.0 / SOFT)).clamp(0.0, 1.0);
+                w *= if lo <= 0.0 { above } else { below.min(above) };
+            }
+            *o = w;
+            sum += w;
+        }
+        if sum <= 1e-6 {
+            // Rare: every tile excluded; take the exact path's fallbacks.
+            weights_at(tiles, height, slope_degrees, out);
+            return;
+        }
+        let inv = 1.0 / sum;
+        out.iter_mut().for_each(|w| *w *= inv);
+    }
+}
+
 /// Slope in degrees at every cell, from central differences in world units.
 pub fn slope_map(map: &Heightmap, cell_size: f32) -> Heightmap {
     let (w, h) = (map.width(), map.height());
     let mut out = Heightmap::new(w, h);
+    let inv_cell = 1.0 / cell_size;
     out.data_mut()
         .par_chunks_mut(w)
         .enumerate()
         .for_each(|(y, row)| {
             let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
-            let inv_dy = 1.0 / ((yd - yu).max(1) as f32 * cell_size);
+            let inv_dy = inv_cell / (yd - yu).max(1) as f32;
             let (above, here, below) = (map.row(yu), map.row(y), map.row(yd));
-            for (x, cell) in row.iter_mut().enumerate() {
-                let (xl, xr) = (x.saturating_sub(1), (x + 1).min(w - 1));
-                let dx = (here[xr] - here[xl]) / ((xr - xl).max(1) as f32 * cell_size);
+            let slope_at = |x: usize, xl: usize, xr: usize| {
+                let dx = (here[xr] - here[xl]) * inv_cell / (xr - xl).max(1) as f32;
                 let dy = (below[x] - above[x]) * inv_dy;
-                *cell = atan_degrees((dx * dx + dy * dy).sqrt());
+                atan_degrees((dx * dx + dy * dy).sqrt())
+            };
+            if w < 3 {
+                for (x, cell) in row.iter_mut().enumerate() {
+                    *cell = slope_at(x, x.saturating_sub(1), (x + 1).min(w - 1));
+                }
+                return;
             }
+            // Interior: a straight loop the compiler vectorises.
+            let half_inv = inv_cell * 0.5;
+            for x in 1..w - 1 {
+                let dx = (here[x + 1] - here[x - 1]) * half_inv;
+                let dy = (below[x] - above[x]) * inv_dy;
+                row[x] = atan_degrees((dx * dx + dy * dy).sqrt());
+            }
+            row[0] = slope_at(0, 0, 1);
+            row[w - 1] = slope_at(w - 1, w - 2, w - 1);
         });
     out
 }
@@ -253,7 +353,7 @@ pub fn slope_map(map: &Heightmap, cell_size: f32) -> Heightmap {
 #[inline]
 pub fn atan_degrees(g: f32) -> f32 {
     let invert = g > 1.0;
-    let x = if invert { 1.0 / g } else { g };
+    let x = if invert { 1.0 / g.max(1.0) } else { g };
     let x2 = x * x;
     let p = x
         * (0.999_977_26
@@ -414,6 +514,7 @@ pub fn render_splat(
     let set = tiles.effective(stats.min, stats.max);
     let k = set.tiles.len();
     let slopes = slope_map(map, cell_size);
+    let rules = WeightRules::new(&set.tiles);
     let columns = sample_axis(width, map.width());
     let rows = sample_axis(height, map.height());
     let image_of = |i: usize| &images.images[i.min(images.images.len() - 1)];
@@ -445,7 +546,7 @@ pub fn render_splat(
             for (tx, &column) in columns.iter().enumerate() {
                 let h = bilinear(map, column, row_sample);
                 let s = bilinear(&slopes, column, row_sample);
-                weights_at(&set.tiles, h, s, &mut w);
+                rules.weights(&set.tiles, h, s, &mut w);
                 let mut color = [0.0f32; 3];
                 for i in 0..k {
                     if w[i] <= 0.0 {

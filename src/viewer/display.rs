@@ -77,6 +77,7 @@ pub fn build_display(
     let heightmap_preview = grey_preview(&map, stats.min, stats.max);
     let image = to_bevy_image(splat.width, splat.height, texture_rgba);
 
+    let non_finite_cells = map.data().iter().filter(|v| !v.is_finite()).count();
     let generated = Generated {
         serial: 0,
         histogram: histogram(&map, stats.min, stats.max, HISTOGRAM_BINS),
@@ -96,6 +97,7 @@ pub fn build_display(
         heightmap_preview,
         texture_preview,
         warnings,
+        non_finite_cells,
         error: None,
     };
     DisplayBuild {

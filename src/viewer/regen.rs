@@ -16,10 +16,10 @@ use crate::terrain::Recipe;
 use crate::terrain::pipeline::{Pipeline, PipelineError, RunHooks};
 use crate::terrain::recipe::default_memory_limit;
 use crate::terrain::splat::{TileImages, TileSet, load_tile_image};
-use image::RgbImage;
-use std::collections::HashMap;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
+use image::RgbImage;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -410,7 +410,10 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         let error = app.world().resource::<Generated>().error.clone();
-        assert!(error.as_deref().unwrap_or("").contains("import"), "{error:?}");
+        assert!(
+            error.as_deref().unwrap_or("").contains("import"),
+            "{error:?}"
+        );
         // Touching the recipe without changing it repeats the request: the
         // error stands (it used to be cleared, hiding the failure).
         app.world_mut().resource_mut::<EditedRecipe>().set_changed();
@@ -419,7 +422,11 @@ mod tests {
         }
         assert_eq!(app.world().resource::<Generated>().error, error);
         // A real edit starts a new job and clears the old error at once.
-        app.world_mut().resource_mut::<EditedRecipe>().0.stages.remove(0);
+        app.world_mut()
+            .resource_mut::<EditedRecipe>()
+            .0
+            .stages
+            .remove(0);
         app.update();
         assert_eq!(app.world().resource::<Generated>().error, None);
         wait_for_generation(&mut app, 0);

@@ -106,6 +106,9 @@ pub struct Generated {
     pub heightmap_preview: PreviewImage,
     pub texture_preview: PreviewImage,
     pub warnings: Vec<String>,
+    /// Cells of the shown map that are ±inf or NaN (a valid recipe can
+    /// overflow f32, e.g. many Multiply layers); the status bar says so.
+    pub non_finite_cells: usize,
     /// Why the latest request produced nothing (invalid recipe, stage error).
     pub error: Option<String>,
 }

@@ -22,11 +22,9 @@ impl Plugin for TerrainScenePlugin {
             .add_systems(Startup, spawn_lights_and_water)
             .add_systems(
                 Update,
-                apply_view_settings
-                    .after(TerrainUpload)
-                    .run_if(
-                        resource_changed::<ViewSettings>.or_else(resource_changed::<TerrainBounds>),
-                    ),
+                apply_view_settings.after(TerrainUpload).run_if(
+                    resource_changed::<ViewSettings>.or_else(resource_changed::<TerrainBounds>),
+                ),
             );
     }
 }
@@ -172,11 +170,17 @@ fn upload_terrain(
         bounds.set_if_neq(TerrainBounds {
             half_width: (map.width() - 1) as f32 * cell * 0.5,
             half_depth: (map.height() - 1) as f32 * cell * 0.5,
-            min_height: generated.shown_min,
-            max_height: generated.shown_max,
+            // A recipe can overflow to ±inf (or NaN after normalising
+            // that); the camera, sun and water must still get numbers.
+            min_height: finite_or_zero(generated.shown_min),
+            max_height: finite_or_zero(generated.shown_max),
             ready: true,
         });
     }
+}
+
+fn finite_or_zero(v: f32) -> f32 {
+    if v.is_finite() { v } else { 0.0 }
 }
 
 /// Direction the sunlight travels, from compass azimuth (0 = north = -z,

@@ -64,6 +64,18 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
                 ))
                 .small(),
             );
+            if generated.non_finite_cells > 0 {
+                ui.separator();
+                ui.colored_label(
+                    ERROR_RED,
+                    egui::RichText::new(format!(
+                        "{} cells overflowed to ±infinity or NaN: lower the amplitudes or \
+                         multiplications, or clamp earlier",
+                        generated.non_finite_cells
+                    ))
+                    .small(),
+                );
+            }
             if generated.decimated {
                 ui.separator();
                 ui.colored_label(

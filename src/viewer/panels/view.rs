@@ -78,9 +78,10 @@ impl ViewPanel {
 
 /// Water can sit anywhere from a little below to the top of the shown map.
 fn water_range(generated: &Generated) -> (f32, f32) {
-    if generated.shown_max > generated.shown_min {
-        let pad = (generated.shown_max - generated.shown_min) * 0.05;
-        (generated.shown_min - pad, generated.shown_max)
+    let (min, max) = (generated.shown_min, generated.shown_max);
+    let pad = (max - min) * 0.05;
+    if max > min && (min - pad).is_finite() && max.is_finite() {
+        (min - pad, max)
     } else {
         (0.0, 100.0)
     }
@@ -224,7 +225,14 @@ pub fn int_param_range(params: &mut dyn Params, name: &str) -> Option<RangeInclu
         fn toggle(&mut self, _: &str, _: &mut bool, _: &str) {}
         fn choice(&mut self, _: &str, _: &mut usize, _: &[&'static str], _: &str) {}
         fn text(&mut self, _: &str, _: &mut String, _: &str) {}
-        fn optional_span(&mut self, _: &str, _: &mut Option<Span>, _: RangeInclusive<f32>, _: &str) {}
+        fn optional_span(
+            &mut self,
+            _: &str,
+            _: &mut Option<Span>,
+            _: RangeInclusive<f32>,
+            _: &str,
+        ) {
+        }
         fn optional_int(&mut self, _: &str, _: &mut Option<u32>, _: RangeInclusive<u32>, _: &str) {}
         fn group(&mut self, _: &str, body: &mut dyn FnMut(&mut dyn ParamVisitor)) {
             body(self);
@@ -297,7 +305,10 @@ mod tests {
     #[test]
     fn erosion_stages_are_offered_in_the_add_stage_list() {
         for kind in ["hydraulic-erosion", "thermal-erosion"] {
-            assert!(Stage::KINDS.contains(&kind), "{kind} missing from Stage::KINDS");
+            assert!(
+                Stage::KINDS.contains(&kind),
+                "{kind} missing from Stage::KINDS"
+            );
             assert!(Stage::default_of(kind).is_some());
             assert_ne!(Stage::label_of(kind), "unknown");
         }
@@ -359,7 +370,8 @@ mod tests {
             ..Recipe::default()
         };
         let before = recipe.clone();
-        let (index, step) = erosion_step_target(&recipe.stages, 1).unwrap_or((0, ErosionStep::ThermalIterations));
+        let (index, step) =
+            erosion_step_target(&recipe.stages, 1).unwrap_or((0, ErosionStep::ThermalIterations));
         if let Some(v) = erosion_step_value(&mut recipe.stages[index].stage, step) {
             *v = 3;
         }
