@@ -8,7 +8,11 @@ use std::hint::black_box;
 
 fn whole_default(c: &mut Criterion) {
     let mut group = c.benchmark_group("default-preset");
-    for (side, texture, samples) in [(513usize, 512usize, 20usize), (1025, 1024, 10), (4097, 4096, 10)] {
+    for (side, texture, samples) in [
+        (513usize, 512usize, 20usize),
+        (1025, 1024, 10),
+        (4097, 4096, 10),
+    ] {
         let mut recipe = presets::load("default").unwrap().unwrap();
         recipe.width = side as u32;
         recipe.height = side as u32;
@@ -17,7 +21,14 @@ fn whole_default(c: &mut Criterion) {
         group.bench_function(format!("{side}"), |b| {
             b.iter(|| {
                 let out = generate(&recipe, None).unwrap();
-                let splat = render_splat(&out.map, recipe.cell_size, &recipe.tiles, &images, texture, texture);
+                let splat = render_splat(
+                    &out.map,
+                    recipe.cell_size,
+                    &recipe.tiles,
+                    &images,
+                    texture,
+                    texture,
+                );
                 let mesh = build_mesh(&out.map, recipe.cell_size, 1.0, 1025);
                 black_box((splat.rgb.len(), mesh.positions.len()))
             })

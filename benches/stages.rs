@@ -20,22 +20,58 @@ fn base_map(side: usize) -> Heightmap {
 
 fn stage_cases() -> Vec<(&'static str, Stage)> {
     vec![
-        ("random-values", Stage::RandomValues(RandomValues::default())),
-        ("diamond-square", Stage::DiamondSquare(DiamondSquare::default())),
-        ("blur-r1", Stage::Blur(Blur { passes: 1, radius: 1 })),
-        ("blur-r8", Stage::Blur(Blur { passes: 1, radius: 8 })),
-        ("hill-features", Stage::HillFeatures(HillFeatures::default())),
+        (
+            "random-values",
+            Stage::RandomValues(RandomValues::default()),
+        ),
+        (
+            "diamond-square",
+            Stage::DiamondSquare(DiamondSquare::default()),
+        ),
+        (
+            "blur-r1",
+            Stage::Blur(Blur {
+                passes: 1,
+                radius: 1,
+            }),
+        ),
+        (
+            "blur-r8",
+            Stage::Blur(Blur {
+                passes: 1,
+                radius: 8,
+            }),
+        ),
+        (
+            "hill-features",
+            Stage::HillFeatures(HillFeatures::default()),
+        ),
         (
             "hills-and-pits",
             // The article's recipe scaled to ~2,000 hills and pits, radius 7–28.
             Stage::HillsAndPits(HillsAndPits {
                 layers: vec![
-                    HillLayer { count: 1000, radius: Span::new(14.0, 28.0), ..HillLayer::hills() },
-                    HillLayer { count: 1000, radius: Span::new(7.0, 11.0), ..HillLayer::pits() },
+                    HillLayer {
+                        count: 1000,
+                        radius: Span::new(14.0, 28.0),
+                        ..HillLayer::hills()
+                    },
+                    HillLayer {
+                        count: 1000,
+                        radius: Span::new(7.0, 11.0),
+                        ..HillLayer::pits()
+                    },
                 ],
             }),
         ),
-        ("noise-fbm6", Stage::Noise(NoiseStage { kind: NoiseKind::Fbm, octaves: 6, ..NoiseStage::default() })),
+        (
+            "noise-fbm6",
+            Stage::Noise(NoiseStage {
+                kind: NoiseKind::Fbm,
+                octaves: 6,
+                ..NoiseStage::default()
+            }),
+        ),
         ("normalize", Stage::Normalize(Normalize::default())),
         ("terrace", Stage::Terrace(Terrace::default())),
     ]
@@ -71,7 +107,9 @@ fn splat_and_mesh(c: &mut Criterion) {
     group.bench_function("splat-1024-4-tiles-slope", |b| {
         b.iter(|| black_box(render_splat(&map, 1.0, &tiles, &images, 1024, 1024)))
     });
-    group.bench_function("mesh-1025-fresh", |b| b.iter(|| black_box(build_mesh(&map, 1.0, 1.0, 1025))));
+    group.bench_function("mesh-1025-fresh", |b| {
+        b.iter(|| black_box(build_mesh(&map, 1.0, 1.0, 1025)))
+    });
     let mut mesh = build_mesh(&map, 1.0, 1.0, 1025);
     group.bench_function("mesh-1025-reused", |b| {
         b.iter(|| build_mesh_into(&mut mesh, &map, 1.0, 1.0, 1025))

@@ -4,8 +4,8 @@ use crate::terrain::export::{
     ByteOrder, ExportBundle, ExportOptions, add_sidecar_with_grid, heightmap_bundle, named_size,
 };
 use crate::terrain::heightmap::Heightmap;
-use crate::terrain::mesh_export::{MeshPlan, MeshTexture, mesh_files};
 use crate::terrain::import::read_heightmap_file;
+use crate::terrain::mesh_export::{MeshPlan, MeshTexture, mesh_files};
 use crate::terrain::params::Span;
 use crate::terrain::pipeline::{Pipeline, RunHooks};
 use crate::terrain::recipe::{Recipe, StageEntry, default_memory_limit};
@@ -130,8 +130,14 @@ fn parse_span(text: &str) -> Result<Span, String> {
     let (a, b) = text
         .split_once(':')
         .ok_or_else(|| format!("expected MIN:MAX, got '{text}'"))?;
-    let min: f32 = a.trim().parse().map_err(|_| format!("'{a}' is not a number"))?;
-    let max: f32 = b.trim().parse().map_err(|_| format!("'{b}' is not a number"))?;
+    let min: f32 = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{a}' is not a number"))?;
+    let max: f32 = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{b}' is not a number"))?;
     if !min.is_finite() || !max.is_finite() || min >= max {
         return Err(format!("height range {text}: need finite MIN < MAX"));
     }
@@ -227,7 +233,9 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
             path: absolute.to_string_lossy().into_owned(),
             ..Import::default()
         };
-        recipe.stages.insert(0, StageEntry::new(Stage::Import(stage)));
+        recipe
+            .stages
+            .insert(0, StageEntry::new(Stage::Import(stage)));
         recipe.width = imported.width as u32;
         recipe.height = imported.height as u32;
     }
@@ -310,13 +318,18 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
             add_mesh(&mut bundle, map, recipe.cell_size, plan)
         })?;
     }
-    add_sidecar_with_grid(&mut bundle, map, &recipe, &opts, range, tiles_json, tiles_grid)?;
+    add_sidecar_with_grid(
+        &mut bundle,
+        map,
+        &recipe,
+        &opts,
+        range,
+        tiles_json,
+        tiles_grid,
+    )?;
     let written = bundle.write_to(&args.out)?;
     if args.timings {
-        eprintln!(
-            "timing total {:.3}",
-            start.elapsed().as_secs_f64() * 1000.0
-        );
+        eprintln!("timing total {:.3}", start.elapsed().as_secs_f64() * 1000.0);
     }
     println!(
         "wrote {} files to {} ({}x{}, heights {:.3}..{:.3})",
@@ -337,7 +350,11 @@ fn check_extra_outputs(
     recipe: &Recipe,
 ) -> Result<(Option<TileGrid>, Option<MeshPlan>), String> {
     let (w, h) = (recipe.width as usize, recipe.height as usize);
-    let grid = args.tiles.as_deref().map(|t| parse_tiles(t, w, h)).transpose()?;
+    let grid = args
+        .tiles
+        .as_deref()
+        .map(|t| parse_tiles(t, w, h))
+        .transpose()?;
     let plan = match (&args.mesh, &args.mesh_size) {
         (Some(format), size) => Some(MeshPlan::parse(format, size.as_deref(), w, h)?),
         (None, Some(_)) => return Err("--mesh-size needs --mesh glb|obj".into()),
@@ -366,11 +383,18 @@ fn add_mesh(
 }
 
 /// Runs `f`, printing `timing <label> <ms>` to stderr when asked.
-fn timed<T>(timings: bool, label: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+fn timed<T>(
+    timings: bool,
+    label: &str,
+    f: impl FnOnce() -> Result<T, String>,
+) -> Result<T, String> {
     let start = Instant::now();
     let result = f()?;
     if timings {
-        eprintln!("timing {label} {:.3}", start.elapsed().as_secs_f64() * 1000.0);
+        eprintln!(
+            "timing {label} {:.3}",
+            start.elapsed().as_secs_f64() * 1000.0
+        );
     }
     Ok(result)
 }

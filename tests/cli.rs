@@ -43,27 +43,56 @@ fn generate_writes_every_file_and_timings() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let (ok, _, stderr) = run(&[
-        "generate", "--recipe", "default", "--out", out.to_str().unwrap(),
-        "--size", "65x33", "--seed", "9", "--timings", "--texture", "48",
+        "generate",
+        "--recipe",
+        "default",
+        "--out",
+        out.to_str().unwrap(),
+        "--size",
+        "65x33",
+        "--seed",
+        "9",
+        "--timings",
+        "--texture",
+        "48",
     ]);
     assert!(ok, "{stderr}");
     for f in [
-        "heightmap.r16", "heightmap.png", "heightmap.preview.png", "heightmap.json", "recipe.ron",
-        "texture.png", "splat.png", "splat_0.png", "splat_3.png",
+        "heightmap.r16",
+        "heightmap.png",
+        "heightmap.preview.png",
+        "heightmap.json",
+        "recipe.ron",
+        "texture.png",
+        "splat.png",
+        "splat_0.png",
+        "splat_3.png",
     ] {
         assert!(out.join(f).exists(), "missing {f}");
     }
-    assert_eq!(std::fs::metadata(out.join("heightmap.r16")).unwrap().len(), 65 * 33 * 2);
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("timing ")).collect();
+    assert_eq!(
+        std::fs::metadata(out.join("heightmap.r16")).unwrap().len(),
+        65 * 33 * 2
+    );
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("timing "))
+        .collect();
     for kind in ["diamond-square", "noise", "blur", "normalize", "total"] {
-        assert!(lines.iter().any(|l| l.starts_with(&format!("timing {kind} "))), "no {kind} in {stderr}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("timing {kind} "))),
+            "no {kind} in {stderr}"
+        );
     }
     for l in &lines {
         let ms: f64 = l.split_whitespace().nth(2).unwrap().parse().unwrap();
         assert!(ms >= 0.0);
     }
     let sidecar: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("heightmap.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.join("heightmap.json")).unwrap())
+            .unwrap();
     assert_eq!(sidecar["width"], 65);
     assert_eq!(sidecar["height"], 33);
     assert_eq!(sidecar["byte_order"], "le");
@@ -72,7 +101,11 @@ fn generate_writes_every_file_and_timings() {
     // The written recipe reproduces the same heightmap.
     let again = dir.path().join("again");
     let (ok, _, stderr) = run(&[
-        "generate", "--recipe", out.join("recipe.ron").to_str().unwrap(), "--out", again.to_str().unwrap(),
+        "generate",
+        "--recipe",
+        out.join("recipe.ron").to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
     ]);
     assert!(ok, "{stderr}");
     assert!(
@@ -86,14 +119,32 @@ fn generate_writes_every_file_and_timings() {
 fn import_starts_from_an_existing_heightmap() {
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("first");
-    let (ok, _, stderr) = run(&["generate", "--recipe", "article-003-diamond-square", "--out", first.to_str().unwrap(), "--size", "33"]);
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--recipe",
+        "article-003-diamond-square",
+        "--out",
+        first.to_str().unwrap(),
+        "--size",
+        "33",
+    ]);
     assert!(ok, "{stderr}");
     let recipe = dir.path().join("identity.ron");
-    std::fs::write(&recipe, "(width: 8, height: 8, seed: 1, cell_size: 1.0, stages: [])").unwrap();
+    std::fs::write(
+        &recipe,
+        "(width: 8, height: 8, seed: 1, cell_size: 1.0, stages: [])",
+    )
+    .unwrap();
     let second = dir.path().join("second");
     let (ok, _, stderr) = run(&[
-        "generate", "--recipe", recipe.to_str().unwrap(), "--out", second.to_str().unwrap(),
-        "--import", first.join("heightmap.png").to_str().unwrap(), "--timings",
+        "generate",
+        "--recipe",
+        recipe.to_str().unwrap(),
+        "--out",
+        second.to_str().unwrap(),
+        "--import",
+        first.join("heightmap.png").to_str().unwrap(),
+        "--timings",
     ]);
     assert!(ok, "{stderr}");
     assert!(stderr.contains("timing import "));
@@ -121,18 +172,100 @@ fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
     let bad_recipe = dir.path().join("bad.ron");
     std::fs::write(&bad_recipe, "(width: 64, height: 64, seed: 1, cell_size: 1.0, stages: [(enabled: true, stage: Blur(passes: 2, radius: 0))])").unwrap();
     let typo = dir.path().join("typo.ron");
-    std::fs::write(&typo, "(width: 64, heigth: 64, seed: 1, cell_size: 1.0, stages: [])").unwrap();
+    std::fs::write(
+        &typo,
+        "(width: 64, heigth: 64, seed: 1, cell_size: 1.0, stages: [])",
+    )
+    .unwrap();
     let odd = dir.path().join("odd.r16");
     std::fs::write(&odd, [0u8; 7]).unwrap();
-    assert_refused(&["generate", "--recipe", "no-such-preset", "--out", o], &out, "cannot read recipe");
-    assert_refused(&["generate", "--recipe", bad_recipe.to_str().unwrap(), "--out", o], &out, "stages[0](blur).radius");
-    assert_refused(&["generate", "--recipe", typo.to_str().unwrap(), "--out", o], &out, "heigth");
-    assert_refused(&["generate", "--recipe", "default", "--out", o, "--size", "1"], &out, "width");
-    assert_refused(&["generate", "--recipe", "default", "--out", o, "--size", "banana"], &out, "--size 'banana'");
-    assert_refused(&["generate", "--recipe", "default", "--out", o, "--size", "unity-1000"], &out, "unity-1000");
-    assert_refused(&["generate", "--recipe", "default", "--out", o, "--import", odd.to_str().unwrap()], &out, "odd byte count");
-    assert_refused(&["generate", "--recipe", "default", "--out", o, "--texture", "0"], &out, "--texture");
-    assert_refused(&["generate", "--recipe", "default", "--out", o, "--size", "16385", "--memory-limit", "64"], &out, "MiB");
+    assert_refused(
+        &["generate", "--recipe", "no-such-preset", "--out", o],
+        &out,
+        "cannot read recipe",
+    );
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            bad_recipe.to_str().unwrap(),
+            "--out",
+            o,
+        ],
+        &out,
+        "stages[0](blur).radius",
+    );
+    assert_refused(
+        &["generate", "--recipe", typo.to_str().unwrap(), "--out", o],
+        &out,
+        "heigth",
+    );
+    assert_refused(
+        &["generate", "--recipe", "default", "--out", o, "--size", "1"],
+        &out,
+        "width",
+    );
+    assert_refused(
+        &[
+            "generate", "--recipe", "default", "--out", o, "--size", "banana",
+        ],
+        &out,
+        "--size 'banana'",
+    );
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            "default",
+            "--out",
+            o,
+            "--size",
+            "unity-1000",
+        ],
+        &out,
+        "unity-1000",
+    );
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            "default",
+            "--out",
+            o,
+            "--import",
+            odd.to_str().unwrap(),
+        ],
+        &out,
+        "odd byte count",
+    );
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            "default",
+            "--out",
+            o,
+            "--texture",
+            "0",
+        ],
+        &out,
+        "--texture",
+    );
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            "default",
+            "--out",
+            o,
+            "--size",
+            "16385",
+            "--memory-limit",
+            "64",
+        ],
+        &out,
+        "MiB",
+    );
 }
 
 #[test]
@@ -141,7 +274,15 @@ fn unwritable_output_folder_is_reported() {
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"x").unwrap();
     let out = file.join("sub");
-    let (ok, _, stderr) = run(&["generate", "--recipe", "default", "--size", "17", "--out", out.to_str().unwrap()]);
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--recipe",
+        "default",
+        "--size",
+        "17",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(!ok);
     assert!(stderr.contains("cannot create output folder"), "{stderr}");
     assert_eq!(std::fs::read(&file).unwrap(), b"x");

@@ -6,7 +6,10 @@ use orogen::terrain::splat::{TileImages, render_splat};
 use orogen::terrain::{generate, presets};
 
 fn run_with_threads(threads: usize, name: &str) -> (Vec<u32>, Vec<u8>) {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
     pool.install(|| {
         let mut recipe = presets::load(name).unwrap().unwrap();
         recipe.width = recipe.width.min(200);
@@ -47,20 +50,37 @@ fn same_recipe_same_bytes_and_seed_changes_them() {
 fn disabling_a_stage_does_not_reshuffle_later_stages() {
     use orogen::terrain::{Recipe, Stage, StageEntry};
     let blur_free = |enabled_first: bool| {
-        let mut r = Recipe { width: 64, height: 64, ..Recipe::default() };
+        let mut r = Recipe {
+            width: 64,
+            height: 64,
+            ..Recipe::default()
+        };
         let mut first = StageEntry::new(Stage::default_of("random-values").unwrap());
         first.enabled = enabled_first;
-        r.stages = vec![first, StageEntry::new(Stage::default_of("hills-and-pits").unwrap())];
+        r.stages = vec![
+            first,
+            StageEntry::new(Stage::default_of("hills-and-pits").unwrap()),
+        ];
         r
     };
     // With the random start disabled, the hills are the same hills: the
     // difference between the two maps is exactly the random start.
     let with = generate(&blur_free(true), None).unwrap();
     let without = generate(&blur_free(false), None).unwrap();
-    let random = generate(&Recipe { stages: vec![blur_free(true).stages[0].clone()], ..blur_free(true) }, None).unwrap();
+    let random = generate(
+        &Recipe {
+            stages: vec![blur_free(true).stages[0].clone()],
+            ..blur_free(true)
+        },
+        None,
+    )
+    .unwrap();
     for i in 0..with.map.data().len() {
         let expected = without.map.data()[i] + random.map.data()[i];
         let tolerance = 1e-5 * expected.abs().max(1.0);
-        assert!((with.map.data()[i] - expected).abs() <= tolerance, "cell {i}");
+        assert!(
+            (with.map.data()[i] - expected).abs() <= tolerance,
+            "cell {i}"
+        );
     }
 }

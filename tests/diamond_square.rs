@@ -25,12 +25,19 @@ fn roughness(map: &Heightmap) -> f64 {
 
 #[test]
 fn corners_stay_at_base_and_level_zero_is_flat() {
-    let ds = DiamondSquare { base: 37.5, ..DiamondSquare::default() };
+    let ds = DiamondSquare {
+        base: 37.5,
+        ..DiamondSquare::default()
+    };
     let map = run(&ds, 129, 129, 7);
     for (x, y) in [(0, 0), (128, 0), (0, 128), (128, 128)] {
         assert_eq!(map.get(x, y), 37.5);
     }
-    let before_offsets = DiamondSquare { base: 37.5, stop_after_level: Some(0), ..DiamondSquare::default() };
+    let before_offsets = DiamondSquare {
+        base: 37.5,
+        stop_after_level: Some(0),
+        ..DiamondSquare::default()
+    };
     let flat = run(&before_offsets, 129, 129, 7);
     assert!(flat.data().iter().all(|&v| v == 37.5));
 }
@@ -40,10 +47,29 @@ fn larger_h_gives_a_smoother_map() {
     let mut rough_total = 0.0;
     let mut smooth_total = 0.0;
     for seed in 0..5 {
-        rough_total += roughness(&run(&DiamondSquare { roughness: 0.3, ..DiamondSquare::default() }, 257, 257, seed));
-        smooth_total += roughness(&run(&DiamondSquare { roughness: 1.2, ..DiamondSquare::default() }, 257, 257, seed));
+        rough_total += roughness(&run(
+            &DiamondSquare {
+                roughness: 0.3,
+                ..DiamondSquare::default()
+            },
+            257,
+            257,
+            seed,
+        ));
+        smooth_total += roughness(&run(
+            &DiamondSquare {
+                roughness: 1.2,
+                ..DiamondSquare::default()
+            },
+            257,
+            257,
+            seed,
+        ));
     }
-    assert!(smooth_total < rough_total * 0.5, "H=1.2 {smooth_total} vs H=0.3 {rough_total}");
+    assert!(
+        smooth_total < rough_total * 0.5,
+        "H=1.2 {smooth_total} vs H=0.3 {rough_total}"
+    );
 }
 
 #[test]
@@ -57,7 +83,15 @@ fn non_power_sizes_are_the_crop_of_the_next_lattice() {
 
 #[test]
 fn each_level_adds_detail() {
-    let coarse = run(&DiamondSquare { stop_after_level: Some(2), ..DiamondSquare::default() }, 129, 129, 9);
+    let coarse = run(
+        &DiamondSquare {
+            stop_after_level: Some(2),
+            ..DiamondSquare::default()
+        },
+        129,
+        129,
+        9,
+    );
     let full = run(&DiamondSquare::default(), 129, 129, 9);
     // The stepped demo keeps the lattice points of the full run.
     for y in (0..129).step_by(32) {
@@ -76,6 +110,10 @@ fn the_lattice_tiles_seamlessly() {
         assert_eq!(map.get(i, 0), map.get(i, 256), "north and south borders");
     }
     // No border spikes: border steps are like interior steps.
-    let step = |x0: usize, x1: usize| (0..257).map(|y| (map.get(x0, y) - map.get(x1, y)).abs()).fold(0.0f32, f32::max);
+    let step = |x0: usize, x1: usize| {
+        (0..257)
+            .map(|y| (map.get(x0, y) - map.get(x1, y)).abs())
+            .fold(0.0f32, f32::max)
+    };
     assert!(step(255, 256) < 3.0 * step(127, 128).max(step(128, 129)));
 }

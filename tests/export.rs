@@ -3,8 +3,8 @@ use orogen::terrain::export::*;
 use orogen::terrain::import::{ImportFormat, decode_png, decode_raw16, read_heightmap_file};
 use orogen::terrain::params::Span;
 use orogen::terrain::recipe::Recipe;
-use orogen::terrain::stages::{Import, StageContext, StageOp};
 use orogen::terrain::rng::stage_rng;
+use orogen::terrain::stages::{Import, StageContext, StageOp};
 
 /// 5 wide, 3 tall; the north-west corner is the highest cell, the
 /// south-east the lowest.
@@ -38,7 +38,9 @@ fn r16_and_png16_hold_identical_values_and_corners_land_right() {
     assert_eq!((png.width, png.height), (5, 3));
     assert_eq!(r16, q);
     assert_eq!(png.values, q);
-    let preview = image::load_from_memory(&encode_preview(&q, 5).unwrap()).unwrap().to_luma8();
+    let preview = image::load_from_memory(&encode_preview(&q, 5).unwrap())
+        .unwrap()
+        .to_luma8();
     assert_eq!(preview.get_pixel(0, 0)[0], 255);
     assert_eq!(preview.get_pixel(4, 2)[0], 0);
 }
@@ -56,7 +58,10 @@ fn flip_y_reverses_rows_and_big_endian_is_the_byte_swap() {
     for y in 0..3 {
         assert_eq!(&flipped[y * 5..y * 5 + 5], &q[(2 - y) * 5..(2 - y) * 5 + 5]);
     }
-    assert_eq!(flipped[10], 65535, "the north-west corner is now in the last row");
+    assert_eq!(
+        flipped[10], 65535,
+        "the north-west corner is now in the last row"
+    );
     let png = decode_png(&encode_png16(&q, 5, true).unwrap()).unwrap();
     assert_eq!(png.values, flipped);
 }
@@ -74,17 +79,36 @@ fn fixed_range_clamps_and_quantizes_linearly() {
 fn import_of_an_export_round_trips_at_16_bits() {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = stage_rng(11, 0);
-    let data = (0..64 * 48).map(|_| orogen::terrain::rng::range_f32(&mut rng, -40.0, 260.0)).collect();
+    let data = (0..64 * 48)
+        .map(|_| orogen::terrain::rng::range_f32(&mut rng, -40.0, 260.0))
+        .collect();
     let map = Heightmap::from_vec(64, 48, data).unwrap();
-    let recipe = Recipe { width: 64, height: 48, ..Recipe::default() };
+    let recipe = Recipe {
+        width: 64,
+        height: 48,
+        ..Recipe::default()
+    };
     for flip_y in [false, true] {
         for order in [ByteOrder::Le, ByteOrder::Be] {
-            let opts = ExportOptions { byte_order: order, flip_y, height_range: None };
+            let opts = ExportOptions {
+                byte_order: order,
+                flip_y,
+                height_range: None,
+            };
             let (mut bundle, range) = heightmap_bundle(&map, &recipe, &opts).unwrap();
             add_sidecar(&mut bundle, &map, &recipe, &opts, range, None).unwrap();
             bundle.write_to(dir.path()).unwrap();
             let original = quantize(&map, range);
-            for (file, format) in [("heightmap.png", ImportFormat::Png), ("heightmap.r16", match order { ByteOrder::Le => ImportFormat::Raw16Le, ByteOrder::Be => ImportFormat::Raw16Be })] {
+            for (file, format) in [
+                ("heightmap.png", ImportFormat::Png),
+                (
+                    "heightmap.r16",
+                    match order {
+                        ByteOrder::Le => ImportFormat::Raw16Le,
+                        ByteOrder::Be => ImportFormat::Raw16Be,
+                    },
+                ),
+            ] {
                 let stage = Import {
                     path: file.into(),
                     format,
@@ -92,9 +116,16 @@ fn import_of_an_export_round_trips_at_16_bits() {
                     raw_height: Some(48),
                     ..Import::default()
                 };
-                let ctx = StageContext { base_dir: Some(dir.path().to_path_buf()), ..StageContext::new(stage_rng(0, 0)) };
+                let ctx = StageContext {
+                    base_dir: Some(dir.path().to_path_buf()),
+                    ..StageContext::new(stage_rng(0, 0))
+                };
                 let (imported, _) = stage.load(&ctx).unwrap();
-                assert_eq!(quantize(&imported, range), original, "{file} flip={flip_y} {order:?}");
+                assert_eq!(
+                    quantize(&imported, range),
+                    original,
+                    "{file} flip={flip_y} {order:?}"
+                );
                 let mut resized = Heightmap::new(64, 48);
                 let mut ctx = ctx;
                 stage.apply(&mut resized, &mut ctx).unwrap();
@@ -125,7 +156,11 @@ fn bad_imports_are_refused_with_a_reason() {
     assert!(err(decode_png(&png[..png.len() / 2])).contains("not a readable PNG"));
     let rgb = encode_png(&[0; 12], 2, 2, image::ExtendedColorType::Rgb8).unwrap();
     assert!(err(decode_png(&rgb)).contains("grayscale"));
-    let missing = read_heightmap_file(std::path::Path::new("/nonexistent/x.png"), ImportFormat::Auto, None);
+    let missing = read_heightmap_file(
+        std::path::Path::new("/nonexistent/x.png"),
+        ImportFormat::Auto,
+        None,
+    );
     assert!(err(missing).contains("cannot read"));
 }
 

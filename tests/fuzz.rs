@@ -113,7 +113,10 @@ fn huge_png_dimensions_are_refused() {
     png[29..33].copy_from_slice(&crc.to_be_bytes());
     let err = decode_png(&png).unwrap_err().to_string();
     assert!(err.contains("not a readable PNG"), "{err}");
-    assert!(err.to_lowercase().contains("limit") || err.contains("dimension"), "{err}");
+    assert!(
+        err.to_lowercase().contains("limit") || err.contains("dimension"),
+        "{err}"
+    );
 }
 
 fn crc32(bytes: &[u8]) -> u32 {
@@ -121,7 +124,11 @@ fn crc32(bytes: &[u8]) -> u32 {
     for &b in bytes {
         crc ^= b as u32;
         for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc

@@ -11,7 +11,14 @@ fn killing_an_export_never_leaves_a_partial_file() {
     let exe = env!("CARGO_BIN_EXE_orogen");
     // A first, complete export of a smaller map: the "old" files.
     let status = Command::new(exe)
-        .args(["generate", "--recipe", "article-003-diamond-square", "--size", "257", "--out"])
+        .args([
+            "generate",
+            "--recipe",
+            "article-003-diamond-square",
+            "--size",
+            "257",
+            "--out",
+        ])
         .arg(&out)
         .status()
         .unwrap();
@@ -21,7 +28,14 @@ fn killing_an_export_never_leaves_a_partial_file() {
     // Then large exports killed at increasing delays.
     for delay_ms in [150u64, 400, 700, 1000, 1500] {
         let mut child = Command::new(exe)
-            .args(["generate", "--recipe", "article-003-diamond-square", "--size", "2049", "--out"])
+            .args([
+                "generate",
+                "--recipe",
+                "article-003-diamond-square",
+                "--size",
+                "2049",
+                "--out",
+            ])
             .arg(&out)
             .spawn()
             .unwrap();
@@ -35,6 +49,9 @@ fn killing_an_export_never_leaves_a_partial_file() {
             r16.len()
         );
         let png = std::fs::read(out.join("heightmap.png")).unwrap();
-        assert!(image::load_from_memory(&png).is_ok(), "heightmap.png must stay a whole PNG");
+        assert!(
+            image::load_from_memory(&png).is_ok(),
+            "heightmap.png must stay a whole PNG"
+        );
     }
 }

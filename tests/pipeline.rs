@@ -35,7 +35,10 @@ fn editing_stage_k_reruns_only_stages_from_k() {
     assert_eq!(reran, vec![false, false, true, true]);
     // Outputs before the edit are the very same allocations.
     for i in 0..2 {
-        assert!(std::sync::Arc::ptr_eq(&edited.stages[i].map, &first.stages[i].map));
+        assert!(std::sync::Arc::ptr_eq(
+            &edited.stages[i].map,
+            &first.stages[i].map
+        ));
     }
     // And the result equals a cold run of the edited recipe.
     let cold = orogen::terrain::generate(&recipe, None).unwrap();
@@ -48,7 +51,13 @@ fn changing_size_or_seed_reruns_everything() {
     let mut pipeline = Pipeline::new();
     pipeline.run(&recipe, RunHooks::default()).unwrap();
     recipe.seed += 1;
-    assert_eq!(pipeline.run(&recipe, RunHooks::default()).unwrap().first_rerun, 0);
+    assert_eq!(
+        pipeline
+            .run(&recipe, RunHooks::default())
+            .unwrap()
+            .first_rerun,
+        0
+    );
     recipe.width = 65;
     let out = pipeline.run(&recipe, RunHooks::default()).unwrap();
     assert_eq!(out.first_rerun, 0);
@@ -80,6 +89,44 @@ fn every_stage_output_is_kept_and_disabled_stages_pass_through() {
 fn a_cancelled_run_stops() {
     let recipe = small_default();
     let cancel = std::sync::atomic::AtomicBool::new(true);
-    let result = Pipeline::new().run(&recipe, RunHooks { cancel: Some(&cancel), progress: None });
-    assert!(matches!(result, Err(orogen::terrain::pipeline::PipelineError::Cancelled)));
+    let result = Pipeline::new().run(
+        &recipe,
+        RunHooks {
+            cancel: Some(&cancel),
+            progress: None,
+        },
+    );
+    assert!(matches!(
+        result,
+        Err(orogen::terrain::pipeline::PipelineError::Cancelled)
+    ));
+}
+
+#[test]
+fn overflowing_heights_are_refused_with_the_stage_named() {
+    use orogen::terrain::params::Span;
+    use orogen::terrain::stages::{Combine, RandomValues};
+    let layer = |combine| {
+        orogen::terrain::StageEntry::new(Stage::RandomValues(RandomValues {
+            values: Span::new(90_000.0, 100_000.0),
+            combine,
+        }))
+    };
+    let recipe = orogen::terrain::Recipe {
+        width: 8,
+        height: 8,
+        // (1e5)^8 is past f32's 3.4e38: the eighth layer (index 7) overflows.
+        stages: std::iter::once(layer(Combine::Replace))
+            .chain((0..8).map(|_| layer(Combine::Multiply)))
+            .collect(),
+        ..orogen::terrain::Recipe::default()
+    };
+    let err = match orogen::terrain::generate(&recipe, None) {
+        Ok(_) => panic!("overflow was not detected"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("stage 7 (random-values)") && err.contains("overflowed"),
+        "{err}"
+    );
 }

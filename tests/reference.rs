@@ -1,6 +1,7 @@
 //! Fast stage implementations against naive, obviously correct ones.
 
 use orogen::terrain::Heightmap;
+use orogen::terrain::params::Choice;
 use orogen::terrain::params::Span;
 use orogen::terrain::rng::stage_rng;
 use orogen::terrain::stages::blur::box_blur_pass;
@@ -8,7 +9,6 @@ use orogen::terrain::stages::hill_features::{
     Distribution, Easing, FeatureBlend, FeatureShape, HillFeatures,
 };
 use orogen::terrain::stages::hills_pits::{HillLayer, HillsAndPits, apply_caps};
-use orogen::terrain::params::Choice;
 use proptest::prelude::*;
 
 fn random_map(w: usize, h: usize, seed: u64) -> Heightmap {
@@ -133,7 +133,12 @@ fn blur_keeps_a_constant_map_and_smooths_a_spike() {
 #[test]
 fn a_hill_never_lowers_the_map_outside_its_radius() {
     let stage = HillsAndPits {
-        layers: vec![HillLayer { pit: false, count: 1, radius: Span::new(5.0, 5.0), height: Span::new(0.3, 0.3) }],
+        layers: vec![HillLayer {
+            pit: false,
+            count: 1,
+            radius: Span::new(5.0, 5.0),
+            height: Span::new(0.3, 0.3),
+        }],
     };
     let mut map = Heightmap::new(64, 64);
     let caps = stage.place(64, 64, &mut stage_rng(5, 0));

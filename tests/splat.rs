@@ -44,7 +44,10 @@ fn auto_assign_is_the_articles() {
         assert!((t.high - (i as f32 + 2.0) * unit).abs() < 1e-4);
     }
     set.auto_assign(-50.0, 50.0);
-    assert!((set.tiles[0].optimal - (-30.0)).abs() < 1e-4, "min..max, not 0..max");
+    assert!(
+        (set.tiles[0].optimal - (-30.0)).abs() < 1e-4,
+        "min..max, not 0..max"
+    );
 }
 
 #[test]
@@ -53,11 +56,26 @@ fn visibility_equals_the_formula_inside_and_saturates_at_the_ends() {
     set.auto_assign(0.0, 100.0);
     let k = set.tiles.len();
     for (i, t) in set.tiles.iter().enumerate() {
-        for v in [t.low, t.low + 0.1, (t.low + t.optimal) / 2.0, t.optimal, t.optimal + 7.0, t.high - 0.1, t.high] {
+        for v in [
+            t.low,
+            t.low + 0.1,
+            (t.low + t.optimal) / 2.0,
+            t.optimal,
+            t.optimal + 7.0,
+            t.high - 0.1,
+            t.high,
+        ] {
             let ours = visibility(t, i, k, v);
             let saturated = (i == 0 && v < t.optimal) || (i == k - 1 && v > t.optimal);
-            let expected = if saturated { 1.0 } else { article_visibility(t, v) };
-            assert!((ours - expected).abs() < 1e-6, "tile {i} at {v}: {ours} vs {expected}");
+            let expected = if saturated {
+                1.0
+            } else {
+                article_visibility(t, v)
+            };
+            assert!(
+                (ours - expected).abs() < 1e-6,
+                "tile {i} at {v}: {ours} vs {expected}"
+            );
         }
     }
     assert_eq!(visibility(&set.tiles[0], 0, k, -1000.0), 1.0);
@@ -152,19 +170,53 @@ fn highest_cell_gets_the_top_tile_and_lowest_the_bottom_tile_in_every_output() {
         let bytes = &bundle.files.iter().find(|(n, _)| n == name).unwrap().1;
         image::load_from_memory(bytes).unwrap()
     };
-    assert_eq!(png("texture.png").to_rgb8().get_pixel(px as u32, py as u32).0, [255, 255, 255]);
-    assert_eq!(png("splat.png").to_rgba8().get_pixel(vx as u32, vy as u32).0, [255, 0, 0, 0]);
-    assert_eq!(png("splat_3.png").to_luma8().get_pixel(px as u32, py as u32).0, [255]);
-    assert_eq!(png("splat_0.png").to_luma8().get_pixel(vx as u32, vy as u32).0, [255]);
+    assert_eq!(
+        png("texture.png")
+            .to_rgb8()
+            .get_pixel(px as u32, py as u32)
+            .0,
+        [255, 255, 255]
+    );
+    assert_eq!(
+        png("splat.png")
+            .to_rgba8()
+            .get_pixel(vx as u32, vy as u32)
+            .0,
+        [255, 0, 0, 0]
+    );
+    assert_eq!(
+        png("splat_3.png")
+            .to_luma8()
+            .get_pixel(px as u32, py as u32)
+            .0,
+        [255]
+    );
+    assert_eq!(
+        png("splat_0.png")
+            .to_luma8()
+            .get_pixel(vx as u32, vy as u32)
+            .0,
+        [255]
+    );
 }
 
 #[test]
 fn bmp_tiles_load_the_right_way_up() {
-    let img = image::RgbImage::from_fn(4, 4, |_, y| if y == 0 { image::Rgb([255, 0, 0]) } else { image::Rgb([0, 0, 255]) });
+    let img = image::RgbImage::from_fn(4, 4, |_, y| {
+        if y == 0 {
+            image::Rgb([255, 0, 0])
+        } else {
+            image::Rgb([0, 0, 255])
+        }
+    });
     let mut bytes = std::io::Cursor::new(Vec::new());
     img.write_to(&mut bytes, image::ImageFormat::Bmp).unwrap();
     let back = decode_tile_image(bytes.get_ref()).unwrap();
-    assert_eq!(back.get_pixel(0, 0).0, [255, 0, 0], "BMP rows are bottom-up on disk; row 0 must stay on top");
+    assert_eq!(
+        back.get_pixel(0, 0).0,
+        [255, 0, 0],
+        "BMP rows are bottom-up on disk; row 0 must stay on top"
+    );
     assert_eq!(back.get_pixel(0, 3).0, [0, 0, 255]);
     assert!(decode_tile_image(b"definitely not an image").is_err());
 }
@@ -184,7 +236,11 @@ fn heights_near_the_top_of_16_bits_do_not_overflow() {
     assert!(mid > 65530.0 && mid <= 65535.0, "{mid}");
     let (set, images) = flat_colour_tiles();
     let tex = render_splat(&map, 1.0, &set, &images, 8, 8);
-    assert_eq!(&tex.rgb[0..3], &[255, 255, 255], "snow stays snow at the top of the range");
+    assert_eq!(
+        &tex.rgb[0..3],
+        &[255, 255, 255],
+        "snow stays snow at the top of the range"
+    );
     let q = quantize(&map, Span::new(0.0, 65535.0));
     assert_eq!(q[0], 65535);
 }
@@ -192,13 +248,29 @@ fn heights_near_the_top_of_16_bits_do_not_overflow() {
 #[test]
 fn slope_rules_pick_rock_on_steep_faces() {
     // A 45° ramp in world units (cell size 1, rise 1 per cell) next to a flat area.
-    let map = Heightmap::from_vec(20, 4, (0..80).map(|i| { let x = i % 20; if x < 10 { 0.0 } else { (x - 10) as f32 } }).collect()).unwrap();
+    let map = Heightmap::from_vec(
+        20,
+        4,
+        (0..80)
+            .map(|i| {
+                let x = i % 20;
+                if x < 10 { 0.0 } else { (x - 10) as f32 }
+            })
+            .collect(),
+    )
+    .unwrap();
     let slopes = slope_map(&map, 1.0);
     assert!(slopes.get(2, 1).abs() < 1e-3);
     assert!((slopes.get(15, 1) - 45.0).abs() < 1e-3);
     let tiles = vec![
-        Tile { slope: Some(Span::new(0.0, 20.0)), ..band(-10.0, 0.0, 100.0) },
-        Tile { slope: Some(Span::new(30.0, 90.0)), ..band(-10.0, 5.0, 100.0) },
+        Tile {
+            slope: Some(Span::new(0.0, 20.0)),
+            ..band(-10.0, 0.0, 100.0)
+        },
+        Tile {
+            slope: Some(Span::new(30.0, 90.0)),
+            ..band(-10.0, 5.0, 100.0)
+        },
     ];
     let mut w = vec![0.0; 2];
     weights_at(&tiles, 3.0, 45.0, &mut w);
@@ -235,18 +307,30 @@ fn render_matches_a_naive_per_texel_reference() {
         for tx in 0..w {
             let hx = (tx as f32 + 0.5) * 39.0 / w as f32;
             let hy = (ty as f32 + 0.5) * 29.0 / h as f32;
-            weights_at(&eff.tiles, map.sample_bilinear(hx, hy), slopes.sample_bilinear(hx, hy), &mut weights);
+            weights_at(
+                &eff.tiles,
+                map.sample_bilinear(hx, hy),
+                slopes.sample_bilinear(hx, hy),
+                &mut weights,
+            );
             let mut expected = [0.0f32; 3];
             for (i, t) in eff.tiles.iter().enumerate() {
                 let img = &images.images[i];
-                let p = img.get_pixel(((tx as f32 * t.scale) as u32) % img.width(), ((ty as f32 * t.scale) as u32) % img.height());
+                let p = img.get_pixel(
+                    ((tx as f32 * t.scale) as u32) % img.width(),
+                    ((ty as f32 * t.scale) as u32) % img.height(),
+                );
                 for c in 0..3 {
                     expected[c] += weights[i] * p[c] as f32;
                 }
             }
             for c in 0..3 {
                 let got = tex.rgb[(ty * w + tx) * 3 + c] as f32;
-                assert!((got - expected[c]).abs() <= 1.0, "texel ({tx},{ty}) channel {c}: {got} vs {}", expected[c]);
+                assert!(
+                    (got - expected[c]).abs() <= 1.0,
+                    "texel ({tx},{ty}) channel {c}: {got} vs {}",
+                    expected[c]
+                );
             }
         }
     }

@@ -16,7 +16,9 @@ fn error_of(text: &str) -> String {
 #[test]
 fn every_shipped_preset_parses_validates_and_round_trips() {
     for name in presets::names() {
-        let recipe = presets::load(name).unwrap().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let recipe = presets::load(name)
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let text = recipe.to_ron().unwrap();
         assert_eq!(Recipe::from_ron(&text).unwrap(), recipe, "{name}");
     }
@@ -63,7 +65,10 @@ fn non_finite_values() {
 
 #[test]
 fn min_greater_than_max() {
-    let text = default_text().replace("range: (min: 0.0, max: 150.0)", "range: (min: 200.0, max: 150.0)");
+    let text = default_text().replace(
+        "range: (min: 0.0, max: 150.0)",
+        "range: (min: 200.0, max: 150.0)",
+    );
     let e = error_of(&text);
     assert!(e.contains("stages[3](normalize).range"), "{e}");
     assert!(e.contains("greater than max"), "{e}");

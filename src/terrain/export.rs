@@ -78,7 +78,11 @@ pub fn export_range(map: &Heightmap, opts: &ExportOptions) -> Span {
 /// row 0 = north. A flat range maps to 0.
 pub fn quantize(map: &Heightmap, range: Span) -> Vec<u16> {
     let span = range.max - range.min;
-    let scale = if span > 0.0 { 65535.0 / span as f64 } else { 0.0 };
+    let scale = if span > 0.0 {
+        65535.0 / span as f64
+    } else {
+        0.0
+    };
     map.data()
         .iter()
         .map(|&v| {
@@ -184,7 +188,10 @@ impl ExportBundle {
 
     /// The bytes of the file named `name`, if the bundle has one.
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.files.iter().find(|(n, _)| n == name).map(|(_, b)| b.as_slice())
+        self.files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.as_slice())
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -222,7 +229,10 @@ pub fn heightmap_bundle(
     let values = quantize(map, range);
     let w = map.width();
     let mut bundle = ExportBundle::default();
-    bundle.add("heightmap.r16", encode_r16(&values, w, opts.byte_order, opts.flip_y));
+    bundle.add(
+        "heightmap.r16",
+        encode_r16(&values, w, opts.byte_order, opts.flip_y),
+    );
     bundle.add("heightmap.png", encode_png16(&values, w, opts.flip_y)?);
     bundle.add("heightmap.preview.png", encode_preview(&values, w)?);
     bundle.add("recipe.ron", recipe.to_ron()?.into_bytes());

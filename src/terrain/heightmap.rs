@@ -1,5 +1,6 @@
 //! The heightmap grid: `width x height` f32 cells, row-major, row 0 = north.
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -81,14 +82,34 @@ impl Heightmap {
     }
 
     /// Min, max and mean. Non-finite cells are never produced by the stages.
+    /// Chunks of a fixed size are reduced in parallel and combined in
+    /// order, so the mean is the same for any thread count.
     pub fn stats(&self) -> HeightStats {
-        let mut min = f32::INFINITY;
-        let mut max = f32::NEG_INFINITY;
-        let mut sum = 0.0f64;
-        for &v in &self.data {
-            min = min.min(v);
-            max = max.max(v);
-            sum += v as f64;
+        const CHUNK: usize = 1 << 16;
+        let parts: Vec<(f32, f32, f64)> = self
+            .data
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let (mut min, mut max) = (f32::INFINITY, f32::NEG_INFINITY);
+                // Eight partial sums break the add-latency chain.
+                let mut sums = [0.0f64; 8];
+                for lane in chunk.chunks(8) {
+                    for (s, &v) in sums.iter_mut().zip(lane) {
+                        *s += v as f64;
+                    }
+                }
+                for &v in chunk {
+                    min = min.min(v);
+                    max = max.max(v);
+                }
+                (min, max, sums.iter().sum())
+            })
+            .collect();
+        let (mut min, mut max, mut sum) = (f32::INFINITY, f32::NEG_INFINITY, 0.0f64);
+        for (lo, hi, s) in parts {
+            min = min.min(lo);
+            max = max.max(hi);
+            sum += s;
         }
         HeightStats {
             min,

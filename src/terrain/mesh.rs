@@ -91,7 +91,11 @@ pub fn build_mesh_into(
             let (row, row_up, row_down) = (map.row(y), map.row(yu), map.row(yd));
             for (i, &x) in xs.iter().enumerate() {
                 let h = row[x] * height_scale;
-                pos_row[i] = [x as f32 * cell_size - half_w, h, y as f32 * cell_size - half_h];
+                pos_row[i] = [
+                    x as f32 * cell_size - half_w,
+                    h,
+                    y as f32 * cell_size - half_h,
+                ];
                 uv_row[i] = [x as f32 * inv_w, y as f32 * inv_h];
                 // Central differences over the kept neighbours.
                 let (xl, xr) = (xs[i.saturating_sub(1)], xs[(i + 1).min(cols - 1)]);

@@ -138,7 +138,10 @@ impl Validator {
         if !value.is_finite() {
             self.fail(
                 name,
-                format!("{value} is not a finite number (allowed {})", fmt_range_f(range)),
+                format!(
+                    "{value} is not a finite number (allowed {})",
+                    fmt_range_f(range)
+                ),
             );
         } else if !range.contains(&value) {
             self.fail(
@@ -341,7 +344,10 @@ pub fn reference_rows(params: &mut dyn Params) -> Vec<String> {
             };
             self.push(
                 name,
-                format!("None or Some((min: _, max: _)), each {}", fmt_range_f(&range)),
+                format!(
+                    "None or Some((min: _, max: _)), each {}",
+                    fmt_range_f(&range)
+                ),
                 current,
                 help,
             );

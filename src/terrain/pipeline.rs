@@ -5,6 +5,7 @@ use crate::terrain::heightmap::Heightmap;
 use crate::terrain::recipe::{Recipe, StageEntry};
 use crate::terrain::rng::stage_rng;
 use crate::terrain::stages::{StageContext, StageError};
+use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -164,6 +165,18 @@ impl Pipeline {
                         kind: entry.stage.kind(),
                         error,
                     })?;
+                // Valid parameters can still combine into overflow (say,
+                // several Multiply layers near their limits): refuse it
+                // here rather than export infinities.
+                if let Some(bad) = map.data().par_iter().find_any(|v| !v.is_finite()) {
+                    return Err(PipelineError::Stage {
+                        index,
+                        kind: entry.stage.kind(),
+                        error: StageError(format!(
+                            "heights overflowed to {bad}; lower the amplitudes or use another combine mode"
+                        )),
+                    });
+                }
                 current = Arc::new(map);
             }
             let output = StageOutput {
@@ -200,7 +213,10 @@ impl Pipeline {
 }
 
 /// Runs a recipe once, without a cache.
-pub fn generate(recipe: &Recipe, base_dir: Option<PathBuf>) -> Result<PipelineOutput, PipelineError> {
+pub fn generate(
+    recipe: &Recipe,
+    base_dir: Option<PathBuf>,
+) -> Result<PipelineOutput, PipelineError> {
     Pipeline::new()
         .with_base_dir(base_dir)
         .run(recipe, RunHooks::default())

@@ -45,10 +45,7 @@ pub fn recipe_reference_markdown() -> String {
         };
         let variant = format!("{stage:?}");
         let variant = variant.split('(').next().unwrap_or_default().to_string();
-        out.push_str(&format!(
-            "### `{variant}` ({kind})\n\n{}\n\n",
-            stage.help()
-        ));
+        out.push_str(&format!("### `{variant}` ({kind})\n\n{}\n\n", stage.help()));
         out.push_str(&table(&mut stage));
         out.push('\n');
     }

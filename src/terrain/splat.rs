@@ -135,9 +135,24 @@ impl Params for Tile {
             "PNG/JPEG/TGA/BMP file, or builtin:sand / grass / rock / snow.",
         );
         let range = -1_000_000.0..=1_000_000.0;
-        v.float("low", &mut self.low, range.clone(), "Below this height the tile is invisible (except the lowest tile).");
-        v.float("optimal", &mut self.optimal, range.clone(), "At this height the tile is fully visible.");
-        v.float("high", &mut self.high, range, "Above this height the tile is invisible (except the highest tile).");
+        v.float(
+            "low",
+            &mut self.low,
+            range.clone(),
+            "Below this height the tile is invisible (except the lowest tile).",
+        );
+        v.float(
+            "optimal",
+            &mut self.optimal,
+            range.clone(),
+            "At this height the tile is fully visible.",
+        );
+        v.float(
+            "high",
+            &mut self.high,
+            range,
+            "Above this height the tile is invisible (except the highest tile).",
+        );
         v.optional_span(
             "slope",
             &mut self.slope,
@@ -186,7 +201,11 @@ pub fn slope_factor(rule: Option<Span>, degrees: f32) -> f32 {
         Some(r) => {
             let below = ((degrees - (r.min - SOFT)) / SOFT).clamp(0.0, 1.0);
             let above = (((r.max + SOFT) - degrees) / SOFT).clamp(0.0, 1.0);
-            if r.min <= 0.0 { above } else { below.min(above) }
+            if r.min <= 0.0 {
+                above
+            } else {
+                below.min(above)
+            }
         }
     }
 }
@@ -358,8 +377,13 @@ pub fn atan_degrees(g: f32) -> f32 {
     let p = x
         * (0.999_977_26
             + x2 * (-0.332_623_47
-                + x2 * (0.193_543_46 + x2 * (-0.116_432_87 + x2 * (0.052_653_32 - 0.011_721_20 * x2)))));
-    let radians = if invert { std::f32::consts::FRAC_PI_2 - p } else { p };
+                + x2 * (0.193_543_46
+                    + x2 * (-0.116_432_87 + x2 * (0.052_653_32 - 0.011_721_20 * x2)))));
+    let radians = if invert {
+        std::f32::consts::FRAC_PI_2 - p
+    } else {
+        p
+    };
     radians.to_degrees()
 }
 
@@ -385,8 +409,7 @@ pub fn load_tile_image(spec: &str, base_dir: Option<&Path>) -> Result<RgbImage, 
     {
         path = base.join(path);
     }
-    let bytes =
-        std::fs::read(&path).map_err(|e| format!("tile image {}: {e}", path.display()))?;
+    let bytes = std::fs::read(&path).map_err(|e| format!("tile image {}: {e}", path.display()))?;
     decode_tile_image(&bytes).map_err(|e| format!("tile image {}: {e}", path.display()))
 }
 
@@ -404,7 +427,9 @@ pub fn decode_tile_image(bytes: &[u8]) -> Result<RgbImage, String> {
     limits.max_image_height = Some(8192);
     limits.max_alloc = Some(512 << 20);
     reader.limits(limits);
-    let image = reader.decode().map_err(|e| format!("unreadable image: {e}"))?;
+    let image = reader
+        .decode()
+        .map_err(|e| format!("unreadable image: {e}"))?;
     if image.width() == 0 || image.height() == 0 {
         return Err("image is empty".into());
     }
@@ -585,16 +610,31 @@ pub fn add_texture_files(
     use image::ExtendedColorType;
     bundle.add(
         "texture.png",
-        encode_png(&splat.rgb, splat.width, splat.height, ExtendedColorType::Rgb8)?,
+        encode_png(
+            &splat.rgb,
+            splat.width,
+            splat.height,
+            ExtendedColorType::Rgb8,
+        )?,
     );
     bundle.add(
         "splat.png",
-        encode_png(&splat.splat_rgba(), splat.width, splat.height, ExtendedColorType::Rgba8)?,
+        encode_png(
+            &splat.splat_rgba(),
+            splat.width,
+            splat.height,
+            ExtendedColorType::Rgba8,
+        )?,
     );
     for i in 0..splat.tiles {
         bundle.add(
             format!("splat_{i}.png"),
-            encode_png(&splat.layer(i), splat.width, splat.height, ExtendedColorType::L8)?,
+            encode_png(
+                &splat.layer(i),
+                splat.width,
+                splat.height,
+                ExtendedColorType::L8,
+            )?,
         );
     }
     Ok(())

@@ -64,7 +64,8 @@ fn pixel(name: &str, x: f32, y: f32) -> [f32; 3] {
         "sand" => {
             let grain = periodic_fbm(x, y, 64, 3, 11);
             let dunes = periodic_fbm(x, y, 4, 3, 12);
-            let ripple = ((y + dunes * 40.0) * std::f32::consts::TAU * 8.0 / TILE_SIDE as f32).sin();
+            let ripple =
+                ((y + dunes * 40.0) * std::f32::consts::TAU * 8.0 / TILE_SIDE as f32).sin();
             let c = mix([176.0, 152.0, 104.0], [222.0, 204.0, 150.0], dunes);
             let k = 0.88 + 0.14 * grain + 0.04 * ripple;
             [c[0] * k, c[1] * k, c[2] * k]
@@ -124,9 +125,16 @@ mod tests {
                 seam += (a - b).abs();
                 inner += (b - c).abs();
             }
-            assert!(seam <= inner * 1.6 + 64.0, "{name}: seam {seam} vs inner {inner}");
+            assert!(
+                seam <= inner * 1.6 + 64.0,
+                "{name}: seam {seam} vs inner {inner}"
+            );
             let distinct: std::collections::HashSet<_> = tile.pixels().map(|p| p.0).collect();
-            assert!(distinct.len() > 200, "{name} has only {} colours", distinct.len());
+            assert!(
+                distinct.len() > 200,
+                "{name} has only {} colours",
+                distinct.len()
+            );
         }
     }
 }

@@ -186,7 +186,11 @@ impl DiamondSquare {
 /// `(i + period - half) % period` without a division (hot loop).
 #[inline]
 fn wrap_back(i: usize, half: usize, period: usize) -> usize {
-    if i >= half { i - half } else { i + period - half }
+    if i >= half {
+        i - half
+    } else {
+        i + period - half
+    }
 }
 
 /// `(i + half) % period` without a division, for `i <= period`.
@@ -201,14 +205,22 @@ fn fill_between_lattice(grid: &mut [f32], n: usize, step: usize) {
     for y in 0..n {
         let y0 = (y / step) * step;
         let y1 = (y0 + step).min(n - 1);
-        let fy = if y1 > y0 { (y - y0) as f32 / (y1 - y0) as f32 } else { 0.0 };
+        let fy = if y1 > y0 {
+            (y - y0) as f32 / (y1 - y0) as f32
+        } else {
+            0.0
+        };
         for x in 0..n {
             if x % step == 0 && y % step == 0 {
                 continue;
             }
             let x0 = (x / step) * step;
             let x1 = (x0 + step).min(n - 1);
-            let fx = if x1 > x0 { (x - x0) as f32 / (x1 - x0) as f32 } else { 0.0 };
+            let fx = if x1 > x0 {
+                (x - x0) as f32 / (x1 - x0) as f32
+            } else {
+                0.0
+            };
             let top = grid[y0 * n + x0] * (1.0 - fx) + grid[y0 * n + x1] * fx;
             let bottom = grid[y1 * n + x0] * (1.0 - fx) + grid[y1 * n + x1] * fx;
             grid[y * n + x] = top * (1.0 - fy) + bottom * fy;

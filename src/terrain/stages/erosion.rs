@@ -54,16 +54,66 @@ impl Default for HydraulicErosion {
 
 impl Params for HydraulicErosion {
     fn visit(&mut self, v: &mut dyn ParamVisitor) {
-        v.int("droplets", &mut self.droplets, 0..=50_000_000, "Number of water droplets simulated.");
-        v.int("max_lifetime", &mut self.max_lifetime, 1..=256, "Steps a droplet lives (it moves one cell per step).");
-        v.float("inertia", &mut self.inertia, 0.0..=0.99, "How much a droplet keeps its direction instead of following the slope.");
-        v.float("capacity", &mut self.capacity, 0.0..=64.0, "Sediment capacity factor: more carves deeper gullies.");
-        v.float("min_capacity", &mut self.min_capacity, 0.0..=10.0, "Capacity floor, so droplets on flat ground still erode a little.");
-        v.float("erosion", &mut self.erosion, 0.0..=1.0, "Fraction of free capacity taken from the ground per step.");
-        v.float("deposition", &mut self.deposition, 0.0..=1.0, "Fraction of surplus sediment dropped per step.");
-        v.float("evaporation", &mut self.evaporation, 0.0..=1.0, "Fraction of water lost per step.");
-        v.float("gravity", &mut self.gravity, 0.0..=100.0, "Acceleration downhill.");
-        v.int("brush_radius", &mut self.brush_radius, 1..=16, "Radius in cells over which erosion is spread.");
+        v.int(
+            "droplets",
+            &mut self.droplets,
+            0..=50_000_000,
+            "Number of water droplets simulated.",
+        );
+        v.int(
+            "max_lifetime",
+            &mut self.max_lifetime,
+            1..=256,
+            "Steps a droplet lives (it moves one cell per step).",
+        );
+        v.float(
+            "inertia",
+            &mut self.inertia,
+            0.0..=0.99,
+            "How much a droplet keeps its direction instead of following the slope.",
+        );
+        v.float(
+            "capacity",
+            &mut self.capacity,
+            0.0..=64.0,
+            "Sediment capacity factor: more carves deeper gullies.",
+        );
+        v.float(
+            "min_capacity",
+            &mut self.min_capacity,
+            0.0..=10.0,
+            "Capacity floor, so droplets on flat ground still erode a little.",
+        );
+        v.float(
+            "erosion",
+            &mut self.erosion,
+            0.0..=1.0,
+            "Fraction of free capacity taken from the ground per step.",
+        );
+        v.float(
+            "deposition",
+            &mut self.deposition,
+            0.0..=1.0,
+            "Fraction of surplus sediment dropped per step.",
+        );
+        v.float(
+            "evaporation",
+            &mut self.evaporation,
+            0.0..=1.0,
+            "Fraction of water lost per step.",
+        );
+        v.float(
+            "gravity",
+            &mut self.gravity,
+            0.0..=100.0,
+            "Acceleration downhill.",
+        );
+        v.int(
+            "brush_radius",
+            &mut self.brush_radius,
+            1..=16,
+            "Radius in cells over which erosion is spread.",
+        );
     }
 }
 
@@ -122,7 +172,8 @@ impl Window {
         let (sw, se) = (self.data[i + self.w], self.data[i + self.w + 1]);
         let gx = (ne - nw) * (1.0 - v) + (se - sw) * v;
         let gy = (sw - nw) * (1.0 - u) + (se - ne) * u;
-        let height = nw * (1.0 - u) * (1.0 - v) + ne * u * (1.0 - v) + sw * (1.0 - u) * v + se * u * v;
+        let height =
+            nw * (1.0 - u) * (1.0 - v) + ne * u * (1.0 - v) + sw * (1.0 - u) * v + se * u * v;
         (height, gx, gy)
     }
 }
@@ -169,7 +220,13 @@ impl HydraulicErosion {
                     let (sx1, sy1) = (((tx + 1) * tile).min(mw), ((ty + 1) * tile).min(mh));
                     let (x0, y0) = (sx0.saturating_sub(reach), sy0.saturating_sub(reach));
                     let (x1, y1) = ((sx1 + reach).min(mw), (sy1 + reach).min(mh));
-                    let mut window = Window { x0, y0, w: x1 - x0, h: y1 - y0, data: Vec::with_capacity((x1 - x0) * (y1 - y0)) };
+                    let mut window = Window {
+                        x0,
+                        y0,
+                        w: x1 - x0,
+                        h: y1 - y0,
+                        data: Vec::with_capacity((x1 - x0) * (y1 - y0)),
+                    };
                     for y in y0..y1 {
                         window.data.extend_from_slice(&source.row(y)[x0..x1]);
                     }
@@ -233,7 +290,11 @@ impl HydraulicErosion {
             let capacity = (-dh * speed * water * self.capacity).max(self.min_capacity);
             let i = iy * win.w + ix;
             if sediment > capacity || dh > 0.0 {
-                let amount = if dh > 0.0 { dh.min(sediment) } else { (sediment - capacity) * self.deposition };
+                let amount = if dh > 0.0 {
+                    dh.min(sediment)
+                } else {
+                    (sediment - capacity) * self.deposition
+                };
                 sediment -= amount;
                 let w = win.w;
                 win.data[i] += amount * (1.0 - u) * (1.0 - v);

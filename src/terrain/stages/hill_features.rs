@@ -359,9 +359,7 @@ impl HillFeatures {
         Derived {
             // The source's `for (i = 0; i < numFeatures; i++)` runs ceil() times.
             count: self.count.unwrap_or((f * f * 10.0).ceil() as u32),
-            radius: self
-                .radius
-                .unwrap_or(Span::new(side / (f * f), side / f)),
+            radius: self.radius.unwrap_or(Span::new(side / (f * f), side / f)),
             height: self
                 .feature_height
                 .unwrap_or(Span::new(range / (f * f), range / f)),
@@ -462,7 +460,9 @@ impl HillFeatures {
         let h = f.height;
         macro_rules! blend {
             ($op:expr) => {
-                for (((g, &s), &e), &ok) in cells.iter_mut().zip(&*shaped).zip(&*eased).zip(&*inside) {
+                for (((g, &s), &e), &ok) in
+                    cells.iter_mut().zip(&*shaped).zip(&*eased).zip(&*inside)
+                {
                     let d = s * h * (1.0 - e);
                     let v = $op(*g, d, e);
                     *g = if ok { v } else { *g };

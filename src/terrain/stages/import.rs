@@ -44,7 +44,12 @@ impl Params for Import {
             &mut self.path,
             "Heightmap file (PNG 8/16-bit grayscale, .r16/.raw). Relative to the recipe's folder.",
         );
-        visit_choice(v, "format", &mut self.format, "File format; Auto looks at the extension.");
+        visit_choice(
+            v,
+            "format",
+            &mut self.format,
+            "File format; Auto looks at the extension.",
+        );
         v.optional_int(
             "raw_width",
             &mut self.raw_width,

@@ -5,13 +5,13 @@ pub mod blur;
 pub mod combine;
 pub mod diamond_square;
 pub mod erosion;
-pub mod thermal;
 pub mod hill_features;
 pub mod hills_pits;
 pub mod import;
 pub mod noise;
 pub mod perlin;
 pub mod random;
+pub mod thermal;
 
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::params::{ParamVisitor, Params};
@@ -24,12 +24,12 @@ pub use blur::Blur;
 pub use combine::Combine;
 pub use diamond_square::DiamondSquare;
 pub use erosion::HydraulicErosion;
-pub use thermal::ThermalErosion;
 pub use hill_features::HillFeatures;
 pub use hills_pits::HillsAndPits;
 pub use import::Import;
 pub use noise::NoiseStage;
 pub use random::RandomValues;
+pub use thermal::ThermalErosion;
 
 /// What a stage may use besides the map: its own random stream and the
 /// recipe's context.

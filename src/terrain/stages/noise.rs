@@ -1,10 +1,10 @@
 //! Coherent noise via the `noise` crate, blended into the map.
 
 use super::combine::{COMBINE_HELP, Combine};
+use super::perlin::{Octaves, PerlinLattice, fbm_row, ridged_row};
 use super::{StageContext, StageError, StageOp};
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::params::{Choice, ParamVisitor, Params, visit_choice};
-use super::perlin::{Octaves, PerlinLattice, fbm_row, ridged_row};
 use noise::{NoiseFn, OpenSimplex, Seedable, Worley};
 use rand::RngCore;
 use rayon::prelude::*;
@@ -151,32 +151,38 @@ impl StageOp for NoiseStage {
                     .map(|_| PerlinLattice::new(&mut ctx.rng))
                     .collect();
                 let ridged = self.kind == NoiseKind::Ridged;
-                map.data_mut().par_chunks_mut(width).enumerate().for_each_init(
-                    || (vec![0.0f32; width], Vec::new(), Vec::new()),
-                    |(noise, scratch, weights), (y, row)| {
-                        let py = y as f64 * scale;
-                        if ridged {
-                            ridged_row(&lattices, octaves, noise, scratch, weights, scale, py);
-                        } else {
-                            fbm_row(&lattices, octaves, noise, scratch, scale, py);
-                        }
-                        finish(row, noise);
-                    },
-                );
+                map.data_mut()
+                    .par_chunks_mut(width)
+                    .enumerate()
+                    .for_each_init(
+                        || (vec![0.0f32; width], Vec::new(), Vec::new()),
+                        |(noise, scratch, weights), (y, row)| {
+                            let py = y as f64 * scale;
+                            if ridged {
+                                ridged_row(&lattices, octaves, noise, scratch, weights, scale, py);
+                            } else {
+                                fbm_row(&lattices, octaves, noise, scratch, scale, py);
+                            }
+                            finish(row, noise);
+                        },
+                    );
             }
             NoiseKind::OpenSimplex | NoiseKind::Worley => {
                 // Worley holds an `Rc`, so each worker builds its own.
                 let seed = ctx.rng.next_u32();
-                map.data_mut().par_chunks_mut(width).enumerate().for_each_init(
-                    || (vec![0.0f32; width], self.crate_function(seed)),
-                    |(noise, function), (y, row)| {
-                        let py = y as f64 * scale;
-                        for (x, n) in noise.iter_mut().enumerate() {
-                            *n = function.get([x as f64 * scale, py]) as f32;
-                        }
-                        finish(row, noise);
-                    },
-                );
+                map.data_mut()
+                    .par_chunks_mut(width)
+                    .enumerate()
+                    .for_each_init(
+                        || (vec![0.0f32; width], self.crate_function(seed)),
+                        |(noise, function), (y, row)| {
+                            let py = y as f64 * scale;
+                            for (x, n) in noise.iter_mut().enumerate() {
+                                *n = function.get([x as f64 * scale, py]) as f32;
+                            }
+                            finish(row, noise);
+                        },
+                    );
             }
         }
         Ok(())

@@ -61,7 +61,10 @@ impl PerlinLattice {
         let (ix, iy) = (x.floor() as i64, y.floor() as i64);
         let (fx, fy) = ((x - ix as f64) as f32, (y - iy as f64) as f32);
         let (g00, g10) = (gradient(self.hash(ix, iy)), gradient(self.hash(ix + 1, iy)));
-        let (g01, g11) = (gradient(self.hash(ix, iy + 1)), gradient(self.hash(ix + 1, iy + 1)));
+        let (g01, g11) = (
+            gradient(self.hash(ix, iy + 1)),
+            gradient(self.hash(ix + 1, iy + 1)),
+        );
         corner_blend(g00, g10, g01, g11, fx, fy, quintic(fx), quintic(fy))
     }
 
@@ -76,7 +79,9 @@ impl PerlinLattice {
             let ix = x.floor() as i64;
             // Samples up to the next lattice line share this cell.
             let end_x = (ix + 1) as f64;
-            let mut count = (((end_x - x0) / dx).ceil() as usize).saturating_sub(i).max(1);
+            let mut count = (((end_x - x0) / dx).ceil() as usize)
+                .saturating_sub(i)
+                .max(1);
             count = count.min(out.len() - i);
             let g00 = gradient(self.hash(ix, iy));
             let g10 = gradient(self.hash(ix + 1, iy));

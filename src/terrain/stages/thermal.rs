@@ -68,16 +68,16 @@ impl ThermalErosion {
                 let row = &data[y * w..(y + 1) * w];
                 let up = &data[y.saturating_sub(1) * w..][..w];
                 let down = &data[(y + 1).min(h - 1) * w..][..w];
-                let flow = |hc: f32, hn: f32| {
-                    (hn - hc - talus).max(0.0) - (hc - hn - talus).max(0.0)
-                };
+                let flow =
+                    |hc: f32, hn: f32| (hn - hc - talus).max(0.0) - (hc - hn - talus).max(0.0);
                 for x in 0..w {
                     let hc = row[x];
                     let left = row[x.saturating_sub(1)];
                     let right = row[(x + 1).min(w - 1)];
                     // At the borders a missing neighbour is the cell itself:
                     // no flow.
-                    let net = flow(hc, left) + flow(hc, right) + flow(hc, up[x]) + flow(hc, down[x]);
+                    let net =
+                        flow(hc, left) + flow(hc, right) + flow(hc, up[x]) + flow(hc, down[x]);
                     out[x] = hc + rate * net;
                 }
             });
@@ -109,8 +109,14 @@ mod tests {
         let mut map = Heightmap::new(21, 21);
         map.set(10, 10, 100.0);
         let before: f64 = map.data().iter().map(|&v| v as f64).sum();
-        let stage = ThermalErosion { talus_angle: 30.0, amount: 1.0, iterations: 200 };
-        stage.apply(&mut map, &mut StageContext::new(stage_rng(0, 0))).unwrap();
+        let stage = ThermalErosion {
+            talus_angle: 30.0,
+            amount: 1.0,
+            iterations: 200,
+        };
+        stage
+            .apply(&mut map, &mut StageContext::new(stage_rng(0, 0)))
+            .unwrap();
         let after: f64 = map.data().iter().map(|&v| v as f64).sum();
         assert!((before - after).abs() < 1e-3, "{before} vs {after}");
         assert!(map.get(10, 10) < 20.0);
