@@ -117,5 +117,30 @@ fn splat_and_mesh(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, stages, splat_and_mesh);
+fn erosion(c: &mut Criterion) {
+    let map = base_map(1025);
+    let mut group = c.benchmark_group("erosion-1025");
+    group.sample_size(10);
+    // 200,000 droplets, lifetime 30, brush radius 3: droplets/s = 200k / time.
+    let hydraulic = HydraulicErosion { droplets: 200_000, max_lifetime: 30, brush_radius: 3, ..HydraulicErosion::default() };
+    group.bench_function("hydraulic-200k-droplets", |b| {
+        b.iter_batched_ref(
+            || map.clone(),
+            |m| hydraulic.erode(m, &stage_rng(3, 0)),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    // 10 iterations over 1025² cells: ns per cell per iteration = time / 10.5M.
+    let thermal = Stage::ThermalErosion(ThermalErosion { iterations: 10, ..ThermalErosion::default() });
+    group.bench_function("thermal-10-iterations", |b| {
+        b.iter_batched_ref(
+            || map.clone(),
+            |m| thermal.op().apply(m, &mut StageContext::new(stage_rng(3, 0))).unwrap(),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, stages, splat_and_mesh, erosion);
 criterion_main!(benches);
