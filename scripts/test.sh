@@ -15,6 +15,7 @@ ldconfig -p 2>/dev/null | grep -q libXcursor.so.1 || need+=(libxcursor1)
 ldconfig -p 2>/dev/null | grep -q libXi.so.6 || need+=(libxi6)
 ldconfig -p 2>/dev/null | grep -q libXrandr.so.2 || need+=(libxrandr2)
 ldconfig -p 2>/dev/null | grep -q libX11-xcb.so.1 || need+=(libx11-xcb1)
+ldconfig -p 2>/dev/null | grep -q "libX11.so.6 " || need+=(libx11-6)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing rendering packages: ${need[*]}"
