@@ -122,7 +122,12 @@ fn erosion(c: &mut Criterion) {
     let mut group = c.benchmark_group("erosion-1025");
     group.sample_size(10);
     // 200,000 droplets, lifetime 30, brush radius 3: droplets/s = 200k / time.
-    let hydraulic = HydraulicErosion { droplets: 200_000, max_lifetime: 30, brush_radius: 3, ..HydraulicErosion::default() };
+    let hydraulic = HydraulicErosion {
+        droplets: 200_000,
+        max_lifetime: 30,
+        brush_radius: 3,
+        ..HydraulicErosion::default()
+    };
     group.bench_function("hydraulic-200k-droplets", |b| {
         b.iter_batched_ref(
             || map.clone(),
@@ -131,11 +136,19 @@ fn erosion(c: &mut Criterion) {
         )
     });
     // 10 iterations over 1025² cells: ns per cell per iteration = time / 10.5M.
-    let thermal = Stage::ThermalErosion(ThermalErosion { iterations: 10, ..ThermalErosion::default() });
+    let thermal = Stage::ThermalErosion(ThermalErosion {
+        iterations: 10,
+        ..ThermalErosion::default()
+    });
     group.bench_function("thermal-10-iterations", |b| {
         b.iter_batched_ref(
             || map.clone(),
-            |m| thermal.op().apply(m, &mut StageContext::new(stage_rng(3, 0))).unwrap(),
+            |m| {
+                thermal
+                    .op()
+                    .apply(m, &mut StageContext::new(stage_rng(3, 0)))
+                    .unwrap()
+            },
             criterion::BatchSize::LargeInput,
         )
     });

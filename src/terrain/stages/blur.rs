@@ -121,6 +121,16 @@ fn sub_row(acc: &mut [f32], row: &[f32]) {
 
 fn horizontal_window_sums(row: &[f32], radius: usize, out: &mut [f32]) {
     let width = row.len();
+    if radius == 1 && width >= 3 {
+        // The common 3x3 case: direct sums vectorise, where the running
+        // sum below is a serial chain.
+        out[0] = row[0] + row[1];
+        out[width - 1] = row[width - 2] + row[width - 1];
+        for (o, w) in out[1..width - 1].iter_mut().zip(row.windows(3)) {
+            *o = w[0] + w[1] + w[2];
+        }
+        return;
+    }
     let mut sum = 0.0f64;
     for &v in &row[..(radius + 1).min(width)] {
         sum += v as f64;

@@ -70,15 +70,32 @@ impl ThermalErosion {
                 let down = &data[(y + 1).min(h - 1) * w..][..w];
                 let flow =
                     |hc: f32, hn: f32| (hn - hc - talus).max(0.0) - (hc - hn - talus).max(0.0);
-                for x in 0..w {
+                // At the borders a missing neighbour is the cell itself:
+                // no flow.
+                let cell = |x: usize, left: f32, right: f32| {
                     let hc = row[x];
-                    let left = row[x.saturating_sub(1)];
-                    let right = row[(x + 1).min(w - 1)];
-                    // At the borders a missing neighbour is the cell itself:
-                    // no flow.
                     let net =
                         flow(hc, left) + flow(hc, right) + flow(hc, up[x]) + flow(hc, down[x]);
-                    out[x] = hc + rate * net;
+                    hc + rate * net
+                };
+                if w < 3 {
+                    for (x, o) in out.iter_mut().enumerate() {
+                        *o = cell(x, row[x.saturating_sub(1)], row[(x + 1).min(w - 1)]);
+                    }
+                    return;
+                }
+                out[0] = cell(0, row[0], row[1]);
+                out[w - 1] = cell(w - 1, row[w - 2], row[w - 1]);
+                // Interior cells: zipped slices, no index arithmetic, so the
+                // loop vectorises.
+                let interior = out[1..w - 1]
+                    .iter_mut()
+                    .zip(row.windows(3))
+                    .zip(up[1..w - 1].iter().zip(&down[1..w - 1]));
+                for ((o, lcr), (&u, &d)) in interior {
+                    let hc = lcr[1];
+                    let net = flow(hc, lcr[0]) + flow(hc, lcr[2]) + flow(hc, u) + flow(hc, d);
+                    *o = hc + rate * net;
                 }
             });
     }
