@@ -1,20 +1,7 @@
 //! The `orogen` binary end to end.
 
-use std::path::Path;
-use std::process::Command;
-
-fn orogen() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_orogen"))
-}
-
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = orogen().args(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::*;
 
 #[test]
 fn presets_lists_and_shows() {
@@ -153,15 +140,6 @@ fn import_starts_from_an_existing_heightmap() {
             == std::fs::read(second.join("heightmap.r16")).unwrap(),
         "re-exporting an imported heightmap must give the same samples"
     );
-}
-
-fn assert_refused(args: &[&str], out: &Path, expect: &str) {
-    let (ok, _, stderr) = run(args);
-    assert!(!ok, "{args:?} should fail");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line expected: {stderr}");
-    assert!(stderr.contains(expect), "expected '{expect}' in: {stderr}");
-    assert!(!out.exists(), "nothing may be written");
 }
 
 #[test]

@@ -57,11 +57,11 @@ proptest! {
     ) {
         let name = presets::names().nth(preset).unwrap();
         let bytes = mutate(presets::text(name).unwrap().as_bytes().to_vec(), &edits, cut);
-        if let Ok(text) = String::from_utf8(bytes) {
-            if let Ok(mut recipe) = Recipe::from_ron(&text) {
-                // Whatever parses must also be valid.
-                prop_assert!(recipe.validate().is_ok());
-            }
+        if let Ok(text) = String::from_utf8(bytes)
+            && let Ok(mut recipe) = Recipe::from_ron(&text)
+        {
+            // Whatever parses must also be valid.
+            prop_assert!(recipe.validate().is_ok());
         }
     }
 

@@ -2,12 +2,14 @@
 //! crate with the right vertex count and bounds, and the OBJ has the right
 //! number of lines of each kind.
 
+mod common;
+use common::*;
+
 use orogen::terrain::Heightmap;
 use orogen::terrain::export::encode_png;
 use orogen::terrain::mesh_export::{MeshPlan, MeshTexture, encode_mtl, mesh_files};
 use orogen::terrain::rng::{range_f32, stage_rng};
 use std::path::Path;
-use std::process::Command;
 
 fn random_map(width: usize, height: usize, seed: u64) -> Heightmap {
     let mut rng = stage_rng(seed, 0);
@@ -234,18 +236,6 @@ fn textured_obj_comes_with_a_material_library() {
 }
 
 // ---------------------------------------------------------------- CLI
-
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_orogen"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn sidecar_files(out: &Path) -> Vec<String> {
     let sidecar: serde_json::Value =

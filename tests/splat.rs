@@ -324,12 +324,11 @@ fn render_matches_a_naive_per_texel_reference() {
                     expected[c] += weights[i] * p[c] as f32;
                 }
             }
-            for c in 0..3 {
+            for (c, want) in expected.iter().enumerate() {
                 let got = tex.rgb[(ty * w + tx) * 3 + c] as f32;
                 assert!(
-                    (got - expected[c]).abs() <= 1.0,
-                    "texel ({tx},{ty}) channel {c}: {got} vs {}",
-                    expected[c]
+                    (got - want).abs() <= 1.0,
+                    "texel ({tx},{ty}) channel {c}: {got} vs {want}"
                 );
             }
         }

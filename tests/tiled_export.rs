@@ -1,6 +1,9 @@
 //! Tiled export (`--tiles N`): neighbouring tiles share their border row
 //! and column exactly, and stitching the tiles gives back the whole map.
 
+mod common;
+use common::*;
+
 use orogen::terrain::Heightmap;
 use orogen::terrain::export::{
     ByteOrder, ExportBundle, ExportOptions, encode_r16, export_range, quantize,
@@ -8,8 +11,6 @@ use orogen::terrain::export::{
 use orogen::terrain::import::decode_png;
 use orogen::terrain::rng::{range_f32, stage_rng};
 use orogen::terrain::tiled::{TileGrid, TileGridInfo, add_tile_files, tile_grid};
-use std::path::Path;
-use std::process::Command;
 
 fn random_map(width: usize, height: usize, seed: u64) -> Heightmap {
     let mut rng = stage_rng(seed, 0);
@@ -188,27 +189,6 @@ fn flipped_tiles_in_reverse_row_order_rebuild_the_flipped_whole_file() {
 }
 
 // ---------------------------------------------------------------- CLI
-
-fn run(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_orogen"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn assert_refused(args: &[&str], out: &Path, expect: &str) {
-    let (ok, _, stderr) = run(args);
-    assert!(!ok, "{args:?} should fail");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line expected: {stderr}");
-    assert!(stderr.contains(expect), "expected '{expect}' in: {stderr}");
-    assert!(!out.exists(), "nothing may be written");
-}
 
 #[test]
 fn generate_writes_tiles_listed_in_the_sidecar() {

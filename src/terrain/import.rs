@@ -139,7 +139,7 @@ pub fn decode_raw16(
     if bytes.is_empty() {
         return Err(invalid("RAW16 file is empty"));
     }
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(invalid(format!(
             "RAW16 file has an odd byte count ({}); it is truncated or not 16-bit",
             bytes.len()

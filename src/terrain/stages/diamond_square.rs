@@ -136,7 +136,13 @@ impl DiamondSquare {
             }
             // Square phase: edge midpoints, wrapping across the border.
             let edge_rows: Vec<usize> = (0..n).step_by(half).collect();
-            let first_column = |y: usize| if (y / half) % 2 == 0 { half } else { 0 };
+            let first_column = |y: usize| {
+                if (y / half).is_multiple_of(2) {
+                    half
+                } else {
+                    0
+                }
+            };
             let edges: Vec<Vec<f32>> = edge_rows
                 .par_iter()
                 .map(|&y| {
