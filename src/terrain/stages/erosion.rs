@@ -233,13 +233,24 @@ impl HydraulicErosion {
                     // Droplets per tile in proportion to its area, fixed by
                     // position, not by scheduling.
                     let count = (droplets_before(t + 1) - droplets_before(t)) as usize;
+                    let flat_brush: Vec<(isize, f32)> = brush
+                        .iter()
+                        .map(|&(bx, by, bw)| ((by * window.w as i64 + bx) as isize, bw))
+                        .collect();
                     let mut r = at_word(rng, (t as u128) << 40);
                     let mut b = ErosionBudget::default();
                     for _ in 0..count {
                         let px = sx0 as f32 + unit_f32(&mut r) * (sx1 - sx0) as f32;
                         let py = sy0 as f32 + unit_f32(&mut r) * (sy1 - sy0) as f32;
                         let (px, py) = (px.min(mw as f32 - 1.001), py.min(mh as f32 - 1.001));
-                        self.droplet(&mut window, &brush, px - x0 as f32, py - y0 as f32, &mut b);
+                        self.droplet(
+                            &mut window,
+                            &brush,
+                            &flat_brush,
+                            px - x0 as f32,
+                            py - y0 as f32,
+                            &mut b,
+                        );
                     }
                     (window, b)
                 })
@@ -260,6 +271,7 @@ impl HydraulicErosion {
         &self,
         win: &mut Window,
         brush: &[(i64, i64, f32)],
+        flat_brush: &[(isize, f32)],
         mut px: f32,
         mut py: f32,
         budget: &mut ErosionBudget,
@@ -304,15 +316,17 @@ impl HydraulicErosion {
                 budget.deposited += amount as f64;
             } else {
                 let amount = ((capacity - sediment) * self.erosion).min(-dh);
-                for &(bx, by, bw) in brush {
-                    let (cx, cy) = (ix as i64 + bx, iy as i64 + by);
-                    if cx < 0 || cy < 0 || cx >= win.w as i64 || cy >= win.h as i64 {
-                        continue;
+                let r = self.brush_radius as usize;
+                if ix >= r && iy >= r && ix + r < win.w && iy + r < win.h {
+                    // The whole brush is inside: flat offsets, no checks.
+                    for &(offset, bw) in flat_brush {
+                        let taken = amount * bw;
+                        win.data[i.wrapping_add_signed(offset)] -= taken;
+                        sediment += taken;
+                        budget.eroded += taken as f64;
                     }
-                    let taken = amount * bw;
-                    win.data[cy as usize * win.w + cx as usize] -= taken;
-                    sediment += taken;
-                    budget.eroded += taken as f64;
+                } else {
+                    self.erode_clipped(win, brush, ix, iy, amount, &mut sediment, budget);
                 }
             }
             speed = (speed * speed + dh * self.gravity).max(0.0).sqrt();
@@ -320,7 +334,43 @@ impl HydraulicErosion {
             px = nx;
             py = ny;
         }
-        // End of life on the map: what it carries settles where it stopped.
+        self.settle(win, px, py, sediment, budget);
+    }
+
+    /// Erosion with a brush that crosses the window's edge.
+    #[allow(clippy::too_many_arguments)]
+    fn erode_clipped(
+        &self,
+        win: &mut Window,
+        brush: &[(i64, i64, f32)],
+        ix: usize,
+        iy: usize,
+        amount: f32,
+        sediment: &mut f32,
+        budget: &mut ErosionBudget,
+    ) {
+        for &(bx, by, bw) in brush {
+            let (cx, cy) = (ix as i64 + bx, iy as i64 + by);
+            if cx < 0 || cy < 0 || cx >= win.w as i64 || cy >= win.h as i64 {
+                continue;
+            }
+            let taken = amount * bw;
+            win.data[cy as usize * win.w + cx as usize] -= taken;
+            *sediment += taken;
+            budget.eroded += taken as f64;
+        }
+    }
+
+    /// End of life on the map: what the droplet carries settles where it
+    /// stopped.
+    fn settle(
+        &self,
+        win: &mut Window,
+        px: f32,
+        py: f32,
+        sediment: f32,
+        budget: &mut ErosionBudget,
+    ) {
         let (ix, iy) = (px as usize, py as usize);
         let (u, v) = (px - ix as f32, py - iy as f32);
         let i = iy * win.w + ix;
