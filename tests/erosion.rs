@@ -50,26 +50,19 @@ fn hydraulic_erosion_conserves_material_lowers_peaks_and_fills_valleys() {
     );
     // The moat at distance 75 collects sediment.
     let c = 100usize;
-    let moat_before: f32 = (0..360)
-        .step_by(10)
-        .map(|a| {
-            let t = (a as f32).to_radians();
-            before.get(
-                (c as f32 + 75.0 * t.cos()) as usize,
-                (c as f32 + 75.0 * t.sin()) as usize,
-            )
-        })
-        .sum();
-    let moat_after: f32 = (0..360)
-        .step_by(10)
-        .map(|a| {
-            let t = (a as f32).to_radians();
-            map.get(
-                (c as f32 + 75.0 * t.cos()) as usize,
-                (c as f32 + 75.0 * t.sin()) as usize,
-            )
-        })
-        .sum();
+    let moat = |m: &Heightmap| -> f32 {
+        (0..360)
+            .step_by(10)
+            .map(|a| {
+                let t = (a as f32).to_radians();
+                m.get(
+                    (c as f32 + 75.0 * t.cos()) as usize,
+                    (c as f32 + 75.0 * t.sin()) as usize,
+                )
+            })
+            .sum()
+    };
+    let (moat_before, moat_after) = (moat(&before), moat(&map));
     assert!(
         moat_after > moat_before,
         "valleys fill: {moat_before} -> {moat_after}"
