@@ -154,6 +154,126 @@ fn brush(radius: i64) -> Vec<(i64, i64, f32)> {
     cells
 }
 
+/// The brush as flat offsets for one window width, for the common case
+/// where it lies wholly inside the window. Updates are scalar on purpose:
+/// vector stores shifted by a cell from the previous step's defeat
+/// store-to-load forwarding, which measured over twice as slow.
+struct FlatBrush {
+    radius: usize,
+    /// Cell offsets from the brush's top-left corner (ix - r, iy - r).
+    offsets: Vec<usize>,
+    weights: Vec<f32>,
+    /// Sum of the weights in f32, which is what a brush removes per unit.
+    total: f32,
+    /// Cells from the top-left corner to the bottom-right one, inclusive.
+    span: usize,
+}
+
+impl FlatBrush {
+    fn new(brush: &[(i64, i64, f32)], radius: usize, width: usize) -> Self {
+        let r = radius as i64;
+        let offsets = brush
+            .iter()
+            .map(|&(bx, by, _)| ((by + r) * width as i64 + bx + r) as usize)
+            .collect();
+        let offsets: Vec<usize> = offsets;
+        let weights: Vec<f32> = brush.iter().map(|b| b.2).collect();
+        let span = 2 * radius * width + 2 * radius + 1;
+        // `erode` relies on this to skip bounds checks.
+        assert!(offsets.iter().all(|&o| o < span));
+        FlatBrush {
+            radius,
+            offsets,
+            total: weights.iter().sum(),
+            weights,
+            span,
+        }
+    }
+
+    /// Whether the brush centred on (ix, iy) lies inside `win`.
+    #[inline]
+    fn fits(&self, win: &Window, ix: usize, iy: usize) -> bool {
+        let r = self.radius;
+        ix >= r && iy >= r && ix + r < win.w && iy + r < win.h
+    }
+
+    /// Removes `amount · weight` from every brush cell around (ix, iy).
+    #[inline]
+    fn erode(&self, win: &mut Window, ix: usize, iy: usize, amount: f32) {
+        let corner = (iy - self.radius) * win.w + ix - self.radius;
+        let cells = &mut win.data[corner..corner + self.span];
+        for (&offset, &w) in self.offsets.iter().zip(&self.weights) {
+            debug_assert!(offset < cells.len());
+            // SAFETY: every offset is at most 2r·width + 2r = span - 1
+            // (built in `new` for this window's width), and `cells` is
+            // exactly `span` long. Bounds checks here measured ~10% of
+            // the whole stage.
+            unsafe { *cells.get_unchecked_mut(offset) -= amount * w };
+        }
+    }
+}
+
+/// Droplets simulated in lockstep per tile.
+const LANES: usize = 16;
+
+/// `LANES` droplets in flight, one array per quantity. Each step of one
+/// droplet is a long serial chain (loads, gradient, sqrt, division, the
+/// next lookup, erosion that the following step reads back); running
+/// several side by side lets their chains overlap, and the arithmetic
+/// phases vectorise across droplets. Lanes are always visited in the same
+/// order, so the result does not depend on timing.
+struct Flock {
+    px: [f32; LANES],
+    py: [f32; LANES],
+    dx: [f32; LANES],
+    dy: [f32; LANES],
+    speed: [f32; LANES],
+    water: [f32; LANES],
+    sediment: [f32; LANES],
+    age: [u32; LANES],
+    alive: [bool; LANES],
+    eroded: [f64; LANES],
+    deposited: [f64; LANES],
+}
+
+impl Flock {
+    /// Dead lanes sit at (0, 0), a valid cell, so loads for them are
+    /// harmless and need no branch.
+    fn new() -> Self {
+        Flock {
+            px: [0.0; LANES],
+            py: [0.0; LANES],
+            dx: [0.0; LANES],
+            dy: [0.0; LANES],
+            speed: [0.0; LANES],
+            water: [0.0; LANES],
+            sediment: [0.0; LANES],
+            age: [0; LANES],
+            alive: [false; LANES],
+            eroded: [0.0; LANES],
+            deposited: [0.0; LANES],
+        }
+    }
+
+    fn start(&mut self, lane: usize, px: f32, py: f32) {
+        self.px[lane] = px;
+        self.py[lane] = py;
+        self.dx[lane] = 0.0;
+        self.dy[lane] = 0.0;
+        self.speed[lane] = 1.0;
+        self.water[lane] = 1.0;
+        self.sediment[lane] = 0.0;
+        self.age[lane] = 0;
+        self.alive[lane] = true;
+    }
+
+    fn end(&mut self, lane: usize) {
+        self.alive[lane] = false;
+        self.px[lane] = 0.0;
+        self.py[lane] = 0.0;
+    }
+}
+
 /// A window of the map that one tile simulates on.
 struct Window {
     x0: usize,
@@ -168,13 +288,24 @@ impl Window {
         let (ix, iy) = (px as usize, py as usize);
         let (u, v) = (px - ix as f32, py - iy as f32);
         let i = iy * self.w + ix;
-        let (nw, ne) = (self.data[i], self.data[i + 1]);
-        let (sw, se) = (self.data[i + self.w], self.data[i + self.w + 1]);
+        let cells = &self.data[i..i + self.w + 2];
+        let (nw, ne) = (cells[0], cells[1]);
+        let (sw, se) = (cells[self.w], cells[self.w + 1]);
         let gx = (ne - nw) * (1.0 - v) + (se - sw) * v;
         let gy = (sw - nw) * (1.0 - u) + (se - ne) * u;
-        let height =
-            nw * (1.0 - u) * (1.0 - v) + ne * u * (1.0 - v) + sw * (1.0 - u) * v + se * u * v;
-        (height, gx, gy)
+        // The same lerps as `height`, so a level cell gives dh = 0 exactly.
+        let (top, bottom) = (nw + (ne - nw) * u, sw + (se - sw) * u);
+        (top + (bottom - top) * v, gx, gy)
+    }
+
+    fn height(&self, px: f32, py: f32) -> f32 {
+        let (ix, iy) = (px as usize, py as usize);
+        let (u, v) = (px - ix as f32, py - iy as f32);
+        let i = iy * self.w + ix;
+        let cells = &self.data[i..i + self.w + 2];
+        let top = cells[0] + (cells[1] - cells[0]) * u;
+        let bottom = cells[self.w] + (cells[self.w + 1] - cells[self.w]) * u;
+        top + (bottom - top) * v
     }
 }
 
@@ -191,7 +322,7 @@ impl HydraulicErosion {
             return ErosionBudget::default();
         }
         let reach = self.reach();
-        let tile = (2 * reach + 2).max(64);
+        let tile = (2 * reach + 2).max(128);
         let (tiles_x, tiles_y) = (mw.div_ceil(tile), mh.div_ceil(tile));
         let tile_count = tiles_x * tiles_y;
         let brush = brush(self.brush_radius as i64);
@@ -233,25 +364,16 @@ impl HydraulicErosion {
                     // Droplets per tile in proportion to its area, fixed by
                     // position, not by scheduling.
                     let count = (droplets_before(t + 1) - droplets_before(t)) as usize;
-                    let flat_brush: Vec<(isize, f32)> = brush
-                        .iter()
-                        .map(|&(bx, by, bw)| ((by * window.w as i64 + bx) as isize, bw))
-                        .collect();
                     let mut r = at_word(rng, (t as u128) << 40);
                     let mut b = ErosionBudget::default();
-                    for _ in 0..count {
+                    let spawn = || {
                         let px = sx0 as f32 + unit_f32(&mut r) * (sx1 - sx0) as f32;
                         let py = sy0 as f32 + unit_f32(&mut r) * (sy1 - sy0) as f32;
                         let (px, py) = (px.min(mw as f32 - 1.001), py.min(mh as f32 - 1.001));
-                        self.droplet(
-                            &mut window,
-                            &brush,
-                            &flat_brush,
-                            px - x0 as f32,
-                            py - y0 as f32,
-                            &mut b,
-                        );
-                    }
+                        (px - x0 as f32, py - y0 as f32)
+                    };
+                    let flat = FlatBrush::new(&brush, self.brush_radius as usize, window.w);
+                    self.run_tile(&mut window, &brush, &flat, count, spawn, &mut b);
                     (window, b)
                 })
                 .collect();
@@ -266,75 +388,133 @@ impl HydraulicErosion {
         budget
     }
 
-    /// One droplet on a window; positions are window-relative.
-    fn droplet(
+    /// Simulates `count` droplets, started at `spawn()`'s window-relative
+    /// positions, `LANES` at a time.
+    fn run_tile(
         &self,
         win: &mut Window,
         brush: &[(i64, i64, f32)],
-        flat_brush: &[(isize, f32)],
-        mut px: f32,
-        mut py: f32,
+        flat: &FlatBrush,
+        count: usize,
+        mut spawn: impl FnMut() -> (f32, f32),
         budget: &mut ErosionBudget,
     ) {
-        let (mut dx, mut dy) = (0.0f32, 0.0f32);
-        let (mut speed, mut water, mut sediment) = (1.0f32, 1.0f32, 0.0f32);
-        for _ in 0..self.max_lifetime {
-            let (ix, iy) = (px as usize, py as usize);
-            let (u, v) = (px - ix as f32, py - iy as f32);
-            let (height, gx, gy) = win.height_and_gradient(px, py);
-            dx = dx * self.inertia - gx * (1.0 - self.inertia);
-            dy = dy * self.inertia - gy * (1.0 - self.inertia);
-            let len = (dx * dx + dy * dy).sqrt();
-            if len <= 1e-12 {
+        let mut f = Flock::new();
+        let mut spawned = 0;
+        let (limit_x, limit_y) = ((win.w - 1) as f32, (win.h - 1) as f32);
+        let keep = 1.0 - self.inertia;
+        loop {
+            for lane in 0..LANES {
+                if !f.alive[lane] && spawned < count {
+                    let (px, py) = spawn();
+                    f.start(lane, px, py);
+                    spawned += 1;
+                }
+            }
+            if !f.alive.contains(&true) {
                 break;
             }
-            dx /= len;
-            dy /= len;
-            let (nx, ny) = (px + dx, py + dy);
-            // Windows reach past every droplet's range, so leaving the
-            // window means leaving the map: the sediment is carried away.
-            if nx < 0.0 || ny < 0.0 || nx >= (win.w - 1) as f32 || ny >= (win.h - 1) as f32 {
-                budget.lost += sediment as f64;
-                return;
+            // Height and gradient where each droplet is.
+            let mut height = [0.0f32; LANES];
+            let (mut gx, mut gy) = ([0.0f32; LANES], [0.0f32; LANES]);
+            for l in 0..LANES {
+                (height[l], gx[l], gy[l]) = win.height_and_gradient(f.px[l], f.py[l]);
             }
-            let (new_height, _, _) = win.height_and_gradient(nx, ny);
-            let dh = new_height - height;
-            let capacity = (-dh * speed * water * self.capacity).max(self.min_capacity);
-            let i = iy * win.w + ix;
-            if sediment > capacity || dh > 0.0 {
-                let amount = if dh > 0.0 {
-                    dh.min(sediment)
+            // New direction and position.
+            let (mut nx, mut ny, mut len) = ([0.0f32; LANES], [0.0f32; LANES], [0.0f32; LANES]);
+            for l in 0..LANES {
+                let dx = f.dx[l] * self.inertia - gx[l] * keep;
+                let dy = f.dy[l] * self.inertia - gy[l] * keep;
+                len[l] = (dx * dx + dy * dy).sqrt();
+                f.dx[l] = dx / len[l];
+                f.dy[l] = dy / len[l];
+                nx[l] = f.px[l] + f.dx[l];
+                ny[l] = f.py[l] + f.dy[l];
+            }
+            // Droplets that stop or leave; heights at the new positions.
+            let mut new_height = height;
+            for l in 0..LANES {
+                if !f.alive[l] {
+                    continue;
+                }
+                if len[l] <= 1e-12 {
+                    self.settle(win, f.px[l], f.py[l], f.sediment[l], budget);
+                    f.end(l);
+                    continue;
+                }
+                // Windows reach past every droplet's range, so leaving
+                // the window means leaving the map: the sediment is
+                // carried away.
+                if nx[l] < 0.0 || ny[l] < 0.0 || nx[l] >= limit_x || ny[l] >= limit_y {
+                    budget.lost += f.sediment[l] as f64;
+                    f.end(l);
+                    continue;
+                }
+                new_height[l] = win.height(nx[l], ny[l]);
+            }
+            // Deposit or erode. Both amounts are computed and one is
+            // zeroed rather than branching on a condition the CPU cannot
+            // predict; adding or subtracting zero leaves a cell exactly
+            // as it was.
+            let (mut deposit, mut erode, mut dh) =
+                ([0.0f32; LANES], [0.0f32; LANES], [0.0f32; LANES]);
+            for l in 0..LANES {
+                dh[l] = new_height[l] - height[l];
+                let sediment = f.sediment[l];
+                let capacity =
+                    (-dh[l] * f.speed[l] * f.water[l] * self.capacity).max(self.min_capacity);
+                let depositing = sediment > capacity || dh[l] > 0.0;
+                let dropped = if dh[l] > 0.0 {
+                    dh[l].min(sediment)
                 } else {
                     (sediment - capacity) * self.deposition
                 };
-                sediment -= amount;
+                let taken = ((capacity - sediment) * self.erosion).min(-dh[l]);
+                deposit[l] = if depositing { dropped } else { 0.0 };
+                erode[l] = if depositing { 0.0 } else { taken };
+            }
+            for l in 0..LANES {
+                if !f.alive[l] {
+                    continue;
+                }
+                let (px, py) = (f.px[l], f.py[l]);
+                let (ix, iy) = (px as usize, py as usize);
+                let (u, v) = (px - ix as f32, py - iy as f32);
+                let amount = deposit[l];
+                let i = iy * win.w + ix;
                 let w = win.w;
                 win.data[i] += amount * (1.0 - u) * (1.0 - v);
                 win.data[i + 1] += amount * u * (1.0 - v);
                 win.data[i + w] += amount * (1.0 - u) * v;
                 win.data[i + w + 1] += amount * u * v;
-                budget.deposited += amount as f64;
-            } else {
-                let amount = ((capacity - sediment) * self.erosion).min(-dh);
-                let r = self.brush_radius as usize;
-                if ix >= r && iy >= r && ix + r < win.w && iy + r < win.h {
-                    // The whole brush is inside: flat offsets, no checks.
-                    for &(offset, bw) in flat_brush {
-                        let taken = amount * bw;
-                        win.data[i.wrapping_add_signed(offset)] -= taken;
+                let mut sediment = f.sediment[l] - amount;
+                f.deposited[l] += amount as f64;
+                if erode[l] > 0.0 {
+                    if flat.fits(win, ix, iy) {
+                        flat.erode(win, ix, iy, erode[l]);
+                        let taken = erode[l] * flat.total;
                         sediment += taken;
-                        budget.eroded += taken as f64;
+                        f.eroded[l] += taken as f64;
+                    } else {
+                        self.erode_clipped(win, brush, ix, iy, erode[l], &mut sediment, budget);
                     }
-                } else {
-                    self.erode_clipped(win, brush, ix, iy, amount, &mut sediment, budget);
+                }
+                f.sediment[l] = sediment;
+                f.speed[l] = (f.speed[l] * f.speed[l] + dh[l] * self.gravity)
+                    .max(0.0)
+                    .sqrt();
+                f.water[l] *= 1.0 - self.evaporation;
+                f.px[l] = nx[l];
+                f.py[l] = ny[l];
+                f.age[l] += 1;
+                if f.age[l] >= self.max_lifetime {
+                    self.settle(win, nx[l], ny[l], sediment, budget);
+                    f.end(l);
                 }
             }
-            speed = (speed * speed + dh * self.gravity).max(0.0).sqrt();
-            water *= 1.0 - self.evaporation;
-            px = nx;
-            py = ny;
         }
-        self.settle(win, px, py, sediment, budget);
+        budget.eroded += f.eroded.iter().sum::<f64>();
+        budget.deposited += f.deposited.iter().sum::<f64>();
     }
 
     /// Erosion with a brush that crosses the window's edge.
