@@ -284,49 +284,77 @@ impl WeightRules {
         }
     }
 
-    #[inline]
-    fn visibility(t: &TileRule, v: f32) -> f32 {
-        if v == t.optimal {
-            1.0
-        } else if v < t.optimal {
-            if t.saturate_below {
-                1.0
-            } else if v <= t.low {
-                0.0
-            } else {
-                (v - t.low) * t.inv_rise
-            }
-        } else if t.saturate_above {
-            1.0
-        } else if v >= t.high {
-            0.0
-        } else {
-            (t.high - v) * t.inv_fall
-        }
-    }
-
-    /// Same result as [`weights_at`] up to float rounding.
-    #[inline]
-    fn weights(&self, tiles: &[Tile], height: f32, slope_degrees: f32, out: &mut [f32]) {
+    /// Weights for a whole row of texels, tile-major: `out[i·n + x]` is
+    /// tile i at texel x, for `n = heights.len()`. Each loop runs over the
+    /// row with no data-dependent branch, so it vectorises; the same
+    /// expressions as [`visibility`] and [`slope_factor`] give the same
+    /// values up to float rounding of the normalisation.
+    fn weights_row(&self, tiles: &[Tile], heights: &[f32], slopes: &[f32], out: &mut [f32]) {
         const SOFT: f32 = 5.0;
-        let mut sum = 0.0;
-        for (o, t) in out.iter_mut().zip(&self.tiles) {
-            let mut w = Self::visibility(t, height);
-            if let Some((lo, hi)) = t.slope {
-                let above = ((hi + SOFT - slope_degrees) * (1.0 / SOFT)).clamp(0.0, 1.0);
-                let below = ((slope_degrees - (lo - SOFT)) * (1.0 / SOFT)).clamp(0.0, 1.0);
-                w *= if lo <= 0.0 { above } else { below.min(above) };
+        let n = heights.len();
+        for (t, row) in self.tiles.iter().zip(out.chunks_exact_mut(n)) {
+            // The saturating end tiles never fade: their ramp is floored
+            // at 1 (and min(ramp, 1) = 1 after the clamp).
+            let (low, optimal, high) = (t.low, t.optimal, t.high);
+            let (inv_rise, inv_fall) = (t.inv_rise, t.inv_fall);
+            let rise_floor = if t.saturate_below { 1.0 } else { f32::MIN };
+            let fall_floor = if t.saturate_above { 1.0 } else { f32::MIN };
+            for (o, &v) in row.iter_mut().zip(heights) {
+                let rise = if v >= optimal {
+                    1.0
+                } else {
+                    (v - low) * inv_rise
+                };
+                let fall = if v <= optimal {
+                    1.0
+                } else {
+                    (high - v) * inv_fall
+                };
+                let ramp = rise.max(rise_floor).min(fall.max(fall_floor));
+                *o = ramp.clamp(0.0, 1.0);
             }
-            *o = w;
-            sum += w;
+            if let Some((lo, hi)) = t.slope {
+                let upper = hi + SOFT;
+                let lower = lo - SOFT;
+                if lo <= 0.0 {
+                    for (o, &d) in row.iter_mut().zip(slopes) {
+                        *o *= ((upper - d) * (1.0 / SOFT)).clamp(0.0, 1.0);
+                    }
+                } else {
+                    for (o, &d) in row.iter_mut().zip(slopes) {
+                        let above = ((upper - d) * (1.0 / SOFT)).clamp(0.0, 1.0);
+                        let below = ((d - lower) * (1.0 / SOFT)).clamp(0.0, 1.0);
+                        *o *= below.min(above);
+                    }
+                }
+            }
         }
-        if sum <= 1e-6 {
-            // Rare: every tile excluded; take the exact path's fallbacks.
-            weights_at(tiles, height, slope_degrees, out);
-            return;
+        let mut sums = vec![0.0f32; n];
+        for row in out.chunks_exact(n) {
+            for (s, &w) in sums.iter_mut().zip(row) {
+                *s += w;
+            }
         }
-        let inv = 1.0 / sum;
-        out.iter_mut().for_each(|w| *w *= inv);
+        for x in 0..n {
+            if sums[x] <= 1e-6 {
+                // Rare: every tile excluded; take the exact path's
+                // fallbacks for this texel.
+                let mut w = vec![0.0f32; tiles.len()];
+                weights_at(tiles, heights[x], slopes[x], &mut w);
+                for (i, &wi) in w.iter().enumerate() {
+                    out[i * n + x] = wi;
+                }
+                sums[x] = 1.0;
+            }
+        }
+        for s in sums.iter_mut() {
+            *s = 1.0 / *s;
+        }
+        for row in out.chunks_exact_mut(n) {
+            for (w, &inv) in row.iter_mut().zip(&sums) {
+                *w *= inv;
+            }
+        }
     }
 }
 
@@ -462,7 +490,8 @@ pub struct SplatTexture {
     pub height: usize,
     /// RGB8, row 0 = north.
     pub rgb: Vec<u8>,
-    /// Per texel, per tile weight in 0..=255 (`tiles` values per texel).
+    /// Per tile weight in 0..=255: one `width x height` plane per tile,
+    /// tile 0 first.
     pub weights: Vec<u8>,
     pub tiles: usize,
 }
@@ -471,9 +500,8 @@ impl SplatTexture {
     /// RGBA8 with channel i = weight of tile i for the first four tiles.
     pub fn splat_rgba(&self) -> Vec<u8> {
         let mut out = vec![0u8; self.width * self.height * 4];
-        for (texel, px) in out.chunks_exact_mut(4).enumerate() {
-            let w = &self.weights[texel * self.tiles..(texel + 1) * self.tiles];
-            for (c, &v) in w.iter().take(4).enumerate() {
+        for (c, plane) in self.planes().take(4).enumerate() {
+            for (px, &v) in out.chunks_exact_mut(4).zip(plane) {
                 px[c] = v;
             }
         }
@@ -482,10 +510,12 @@ impl SplatTexture {
 
     /// Grayscale weight map of one tile.
     pub fn layer(&self, tile: usize) -> Vec<u8> {
-        self.weights
-            .chunks_exact(self.tiles)
-            .map(|w| w[tile])
-            .collect()
+        self.planes().nth(tile).unwrap_or_default().to_vec()
+    }
+
+    /// The weight planes, one per tile.
+    pub fn planes(&self) -> impl Iterator<Item = &[u8]> {
+        self.weights.chunks_exact((self.width * self.height).max(1))
     }
 
     /// RGBA8 of the colour texture (opaque), for GPU upload.
@@ -512,15 +542,26 @@ fn sample_axis(texels: usize, cells: usize) -> Vec<(usize, f32)> {
         .collect()
 }
 
-/// Bilinear interpolation from precomputed axis samples.
+/// `x` clamped to 0..=255 and rounded to the nearest integer (ties to
+/// even). Adding 2²³ leaves the rounded integer in the low mantissa bits:
+/// plain arithmetic that vectorises, where a float-to-int cast costs
+/// several branches per value for its NaN and overflow rules.
 #[inline]
-fn bilinear(map: &Heightmap, x: (usize, f32), y: (usize, f32)) -> f32 {
-    let w = map.width();
-    let d = map.data();
-    let (x1, y1) = ((x.0 + 1).min(w - 1), (y.0 + 1).min(map.height() - 1));
-    let top = d[y.0 * w + x.0] * (1.0 - x.1) + d[y.0 * w + x1] * x.1;
-    let bottom = d[y1 * w + x.0] * (1.0 - x.1) + d[y1 * w + x1] * x.1;
-    top * (1.0 - y.1) + bottom * y.1
+pub fn round_to_u8(x: f32) -> u8 {
+    (x.clamp(0.0, 255.0) + 8_388_608.0).to_bits() as u8
+}
+
+/// One texel row of bilinear samples, from precomputed axis samples.
+fn bilinear_row(map: &Heightmap, columns: &[(usize, f32)], y: (usize, f32), out: &mut [f32]) {
+    let y1 = (y.0 + 1).min(map.height() - 1);
+    let (top, bottom) = (map.row(y.0), map.row(y1));
+    let last = map.width() - 1;
+    for (o, &(x, fx)) in out.iter_mut().zip(columns) {
+        let x1 = (x + 1).min(last);
+        let t = top[x] * (1.0 - fx) + top[x1] * fx;
+        let b = bottom[x] * (1.0 - fx) + bottom[x1] * fx;
+        *o = t * (1.0 - y.1) + b * y.1;
+    }
 }
 
 /// Renders the splat texture at `width x height` texels. Texel centres map
@@ -554,44 +595,73 @@ pub fn render_splat(
         .collect();
     let mut rgb = vec![0u8; width * height * 3];
     let mut weights = vec![0u8; width * height * k];
+    // Each texel row writes one row in every tile's weight plane.
+    let mut weight_rows: Vec<Vec<&mut [u8]>> = (0..height).map(|_| Vec::with_capacity(k)).collect();
+    for plane in weights.chunks_exact_mut((width * height).max(1)) {
+        for (rows_of_texel_row, row) in weight_rows.iter_mut().zip(plane.chunks_exact_mut(width)) {
+            rows_of_texel_row.push(row);
+        }
+    }
+    // Per-row scratch, reused across the rows one worker renders: height
+    // and slope samples, tile weights, and each tile's pixel row as f32.
+    let scratch = || {
+        (
+            vec![0.0f32; width * 2],
+            vec![0.0f32; width * k],
+            vec![Vec::<f32>::new(); k],
+            vec![0.0f32; width * 3],
+        )
+    };
     rgb.par_chunks_mut(width * 3)
-        .zip(weights.par_chunks_mut(width * k))
+        .zip(weight_rows.par_iter_mut())
         .enumerate()
-        .for_each(|(ty, (rgb_row, weight_row))| {
-            let row_sample = rows[ty];
-            let tile_rows: Vec<&[u8]> = (0..k)
-                .map(|i| {
+        .for_each_init(
+            scratch,
+            |(samples, w, tile_rows, color_row), (ty, (rgb_row, weight_row))| {
+                let row_sample = rows[ty];
+                let (heights, slopes_row) = samples.split_at_mut(width);
+                bilinear_row(map, &columns, row_sample, heights);
+                bilinear_row(&slopes, &columns, row_sample, slopes_row);
+                rules.weights_row(&set.tiles, heights, slopes_row, w);
+                // Tiles with weight somewhere on this row, with their pixel
+                // row converted to f32 once (a contiguous, vectorised pass).
+                let mut active: Vec<(&[f32], &[usize], &[f32])> = Vec::with_capacity(k);
+                for ((i, tile_w), tile_row) in
+                    w.chunks_exact(width).enumerate().zip(tile_rows.iter_mut())
+                {
+                    if tile_w.iter().all(|&x| x <= 0.0) {
+                        continue;
+                    }
                     let img = image_of(i);
                     let py = ((ty as f32 * set.tiles[i].scale) as u32) % img.height();
                     let stride = img.width() as usize * 3;
-                    &img.as_raw()[py as usize * stride..(py as usize + 1) * stride]
-                })
-                .collect();
-            let mut w = vec![0.0f32; k];
-            for (tx, &column) in columns.iter().enumerate() {
-                let h = bilinear(map, column, row_sample);
-                let s = bilinear(&slopes, column, row_sample);
-                rules.weights(&set.tiles, h, s, &mut w);
-                let mut color = [0.0f32; 3];
-                for i in 0..k {
-                    if w[i] <= 0.0 {
-                        continue;
+                    let pixels = &img.as_raw()[py as usize * stride..(py as usize + 1) * stride];
+                    tile_row.clear();
+                    tile_row.extend(pixels.iter().map(|&p| p as f32));
+                    active.push((tile_w, &tile_columns[i], tile_row));
+                }
+                for (tx, out) in color_row.chunks_exact_mut(3).enumerate() {
+                    let mut color = [0.0f32; 3];
+                    for &(tile_w, tile_cols, tile_row) in &active {
+                        let wi = tile_w[tx];
+                        let p = &tile_row[tile_cols[tx]..tile_cols[tx] + 3];
+                        color[0] += wi * p[0];
+                        color[1] += wi * p[1];
+                        color[2] += wi * p[2];
                     }
-                    let p = &tile_rows[i][tile_columns[i][tx]..][..3];
-                    for c in 0..3 {
-                        color[c] += w[i] * p[c] as f32;
+                    out.copy_from_slice(&color);
+                }
+                // Whole-row conversions: contiguous, so they vectorise.
+                for (o, &c) in rgb_row.iter_mut().zip(color_row.iter()) {
+                    *o = round_to_u8(c);
+                }
+                for (out, tile_w) in weight_row.iter_mut().zip(w.chunks_exact(width)) {
+                    for (o, &wi) in out.iter_mut().zip(tile_w) {
+                        *o = round_to_u8(wi * 255.0);
                     }
                 }
-                // `+ 0.5` then a saturating cast rounds these non-negative
-                // values like `round()` without its libm call.
-                for c in 0..3 {
-                    rgb_row[tx * 3 + c] = (color[c] + 0.5) as u8;
-                }
-                for i in 0..k {
-                    weight_row[tx * k + i] = (w[i] * 255.0 + 0.5) as u8;
-                }
-            }
-        });
+            },
+        );
     SplatTexture {
         width,
         height,
