@@ -21,7 +21,13 @@ pub fn stage_rng(seed: u64, stage_index: usize) -> StageRng {
 /// Uniform in `[0, 1)` with 24 bits of precision.
 #[inline]
 pub fn unit_f32(rng: &mut StageRng) -> f32 {
-    (rng.next_u32() >> 8) as f32 * (1.0 / 16_777_216.0)
+    unit_from_word(rng.next_u32())
+}
+
+/// [`unit_f32`] of a word already drawn (for bulk fills).
+#[inline]
+pub fn unit_from_word(word: u32) -> f32 {
+    (word >> 8) as f32 * (1.0 / 16_777_216.0)
 }
 
 /// Uniform in `[low, high)`.

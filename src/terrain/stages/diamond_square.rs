@@ -9,7 +9,8 @@ use super::combine::{COMBINE_HELP, Combine};
 use super::{StageContext, StageError, StageOp};
 use crate::terrain::heightmap::Heightmap;
 use crate::terrain::params::{ParamVisitor, Params, visit_choice};
-use crate::terrain::rng::{StageRng, at_word, unit_f32};
+use crate::terrain::rng::{StageRng, at_word, unit_from_word};
+use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -87,9 +88,16 @@ pub fn level_count(side: usize) -> u32 {
 impl DiamondSquare {
     /// The full lattice, before cropping.
     pub fn lattice(&self, side: usize, rng: &StageRng) -> Vec<f32> {
+        let mut grid = vec![0.0f32; side * side];
+        self.lattice_into(&mut grid, side, rng);
+        grid
+    }
+
+    /// [`lattice`](Self::lattice) into `grid` (`side²` cells). Every cell
+    /// is written, so `grid` may hold anything beforehand.
+    pub fn lattice_into(&self, grid: &mut [f32], side: usize, rng: &StageRng) {
         let n = side;
         let period = n - 1;
-        let mut grid = vec![0.0f32; n * n];
         for &(x, y) in &[(0, 0), (period, 0), (0, period), (period, period)] {
             grid[y * n + x] = self.base;
         }
@@ -109,33 +117,33 @@ impl DiamondSquare {
             }
             let half = step / 2;
             let scale = range * self.extent;
-            // Diamond phase: square centres. Each phase reads only points
-            // it does not write, so rows are computed in parallel and
-            // written back afterwards.
-            let centre_rows: Vec<usize> = (half..n).step_by(step).collect();
-            let centres: Vec<Vec<f32>> = centre_rows
-                .par_iter()
-                .map(|&y| {
-                    let mut r = row_rng(level, 0, y);
-                    (half..n)
-                        .step_by(step)
-                        .map(|x| {
-                            let sum = grid[(y - half) * n + x - half]
-                                + grid[(y - half) * n + x + half]
-                                + grid[(y + half) * n + x - half]
-                                + grid[(y + half) * n + x + half];
-                            sum * 0.25 + (unit_f32(&mut r) - 0.5) * scale
-                        })
-                        .collect()
-                })
-                .collect();
-            for (&y, values) in centre_rows.iter().zip(&centres) {
-                for (x, &v) in (half..n).step_by(step).zip(values) {
-                    grid[y * n + x] = v;
-                }
+            // Diamond phase: square centres, on rows that are odd
+            // multiples of `half`, from the lattice rows around them. The
+            // rows written and the rows read are disjoint, so rows are
+            // computed in parallel straight into the grid.
+            {
+                let (writes, reads) = split_rows(grid, n, |y| y % step == half);
+                writes
+                    .into_par_iter()
+                    .for_each_init(Vec::new, |words, (y, row)| {
+                        let count = (n - half).div_ceil(step);
+                        row_words(&mut row_rng(level, 0, y), words, count);
+                        let (above, below) = (reads[y - half], reads[y + half]);
+                        for (k, &word) in words.iter().enumerate() {
+                            let x = half + k * step;
+                            let sum = above[x - half]
+                                + above[x + half]
+                                + below[x - half]
+                                + below[x + half];
+                            row[x] = sum * 0.25 + (unit_from_word(word) - 0.5) * scale;
+                        }
+                    });
             }
             // Square phase: edge midpoints, wrapping across the border.
-            let edge_rows: Vec<usize> = (0..n).step_by(half).collect();
+            // Odd-multiple rows first (reading the lattice rows above and
+            // below), then lattice rows (reading the centre rows). Each
+            // point reads only points this phase does not write, so the
+            // order of the two passes does not matter.
             let first_column = |y: usize| {
                 if (y / half).is_multiple_of(2) {
                     half
@@ -143,34 +151,44 @@ impl DiamondSquare {
                     0
                 }
             };
-            let edges: Vec<Vec<f32>> = edge_rows
-                .par_iter()
-                .map(|&y| {
-                    let mut r = row_rng(level, 1, y);
-                    let (up, down) = (wrap_back(y, half, period), wrap_forward(y, half, period));
-                    (first_column(y)..n)
-                        .step_by(step)
-                        .map(|x| {
-                            let left = wrap_back(x, half, period);
-                            let right = wrap_forward(x, half, period);
-                            let sum = grid[up * n + x]
-                                + grid[down * n + x]
-                                + grid[y * n + left]
-                                + grid[y * n + right];
-                            sum * 0.25 + (unit_f32(&mut r) - 0.5) * scale
-                        })
-                        .collect()
-                })
-                .collect();
-            for (&y, values) in edge_rows.iter().zip(&edges) {
-                for (x, &v) in (first_column(y)..n).step_by(step).zip(values) {
-                    grid[y * n + x] = v;
-                }
+            for centre_rows in [true, false] {
+                let (writes, reads) = split_rows(grid, n, |y| {
+                    y % half == 0 && ((y / half) % 2 == 1) == centre_rows
+                });
+                writes
+                    .into_par_iter()
+                    .for_each_init(Vec::new, |words, (y, row)| {
+                        let first = first_column(y);
+                        let count = (n - first).div_ceil(step);
+                        row_words(&mut row_rng(level, 1, y), words, count);
+                        let (up, down) =
+                            (wrap_back(y, half, period), wrap_forward(y, half, period));
+                        let (above, below) = (reads[up], reads[down]);
+                        let point =
+                            |row: &[f32], x: usize, left: usize, right: usize, word: u32| {
+                                let sum = above[x] + below[x] + row[left] + row[right];
+                                sum * 0.25 + (unit_from_word(word) - 0.5) * scale
+                            };
+                        // Only the first and last points can wrap; the rest
+                        // take their neighbours directly.
+                        let last = count - 1;
+                        for (k, &word) in words.iter().enumerate() {
+                            let x = first + k * step;
+                            row[x] = if k == 0 || k == last {
+                                let (left, right) =
+                                    (wrap_back(x, half, period), wrap_forward(x, half, period));
+                                point(row, x, left, right, word)
+                            } else {
+                                point(row, x, x - half, x + half, word)
+                            };
+                        }
+                    });
             }
+            let edge_rows = (0..n).step_by(half);
             // A border point and its wrapped twin on the opposite side are
             // one point (the article computes it once and copies it), so
             // the lattice tiles and the borders stay continuous.
-            for &y in &edge_rows {
+            for y in edge_rows {
                 if first_column(y) == 0 {
                     grid[y * n + period] = grid[y * n];
                 }
@@ -183,13 +201,41 @@ impl DiamondSquare {
             level += 1;
         }
         if step > 1 {
-            fill_between_lattice(&mut grid, n, step);
+            fill_between_lattice(grid, n, step);
         }
-        grid
     }
 }
 
 /// `(i + period - half) % period` without a division (hot loop).
+/// The next `count` words of `rng` into `words`, in one bulk fill: the
+/// same values, in the same order, as `count` calls of `next_u32`.
+fn row_words(rng: &mut StageRng, words: &mut Vec<u32>, count: usize) {
+    words.clear();
+    words.resize(count, 0);
+    rng.fill(&mut words[..]);
+}
+
+/// The grid's rows split into those `write` selects (with their index)
+/// and read-only views of all the others (`reads[y]`, empty for written
+/// rows), so one phase can write rows in parallel while reading others.
+fn split_rows(
+    grid: &mut [f32],
+    n: usize,
+    write: impl Fn(usize) -> bool,
+) -> (Vec<(usize, &mut [f32])>, Vec<&[f32]>) {
+    let mut writes = Vec::new();
+    let mut reads: Vec<&[f32]> = Vec::with_capacity(n);
+    for (y, row) in grid.chunks_exact_mut(n).enumerate() {
+        if write(y) {
+            writes.push((y, row));
+            reads.push(&[]);
+        } else {
+            reads.push(row);
+        }
+    }
+    (writes, reads)
+}
+
 #[inline]
 fn wrap_back(i: usize, half: usize, period: usize) -> usize {
     if i >= half {
@@ -238,6 +284,12 @@ impl StageOp for DiamondSquare {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let (w, h) = (map.width(), map.height());
         let side = lattice_side(w.max(h));
+        if self.combine == Combine::Replace && w == side && h == side {
+            // The common case: build the lattice in the map's own buffer,
+            // with no second allocation or copy.
+            self.lattice_into(map.data_mut(), side, &ctx.rng);
+            return Ok(());
+        }
         let grid = self.lattice(side, &ctx.rng);
         for y in 0..h {
             let src = &grid[y * side..y * side + w];
