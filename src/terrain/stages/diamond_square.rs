@@ -215,6 +215,9 @@ fn row_words(rng: &mut StageRng, words: &mut Vec<u32>, count: usize) {
     rng.fill(&mut words[..]);
 }
 
+/// Rows one phase writes, with their row index.
+type RowsToWrite<'a> = Vec<(usize, &'a mut [f32])>;
+
 /// The grid's rows split into those `write` selects (with their index)
 /// and read-only views of all the others (`reads[y]`, empty for written
 /// rows), so one phase can write rows in parallel while reading others.
@@ -222,7 +225,7 @@ fn split_rows(
     grid: &mut [f32],
     n: usize,
     write: impl Fn(usize) -> bool,
-) -> (Vec<(usize, &mut [f32])>, Vec<&[f32]>) {
+) -> (RowsToWrite<'_>, Vec<&[f32]>) {
     let mut writes = Vec::new();
     let mut reads: Vec<&[f32]> = Vec::with_capacity(n);
     for (y, row) in grid.chunks_exact_mut(n).enumerate() {

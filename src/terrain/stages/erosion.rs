@@ -232,6 +232,8 @@ struct Flock {
     sediment: [f32; LANES],
     age: [u32; LANES],
     alive: [bool; LANES],
+    /// The cell under each droplet, worked out once per move.
+    spot: [Spot; LANES],
     eroded: [f64; LANES],
     deposited: [f64; LANES],
 }
@@ -250,12 +252,14 @@ impl Flock {
             sediment: [0.0; LANES],
             age: [0; LANES],
             alive: [false; LANES],
+            spot: [Spot::default(); LANES],
             eroded: [0.0; LANES],
             deposited: [0.0; LANES],
         }
     }
 
-    fn start(&mut self, lane: usize, px: f32, py: f32) {
+    fn start(&mut self, lane: usize, px: f32, py: f32, spot: Spot) {
+        self.spot[lane] = spot;
         self.px[lane] = px;
         self.py[lane] = py;
         self.dx[lane] = 0.0;
@@ -271,7 +275,19 @@ impl Flock {
         self.alive[lane] = false;
         self.px[lane] = 0.0;
         self.py[lane] = 0.0;
+        self.spot[lane] = Spot::default();
     }
+}
+
+/// A position as its top-left cell (index into the window) and the
+/// fractions across that cell.
+#[derive(Clone, Copy, Default)]
+struct Spot {
+    cell: usize,
+    ix: u32,
+    iy: u32,
+    u: f32,
+    v: f32,
 }
 
 /// A window of the map that one tile simulates on.
@@ -284,11 +300,23 @@ struct Window {
 }
 
 impl Window {
-    fn height_and_gradient(&self, px: f32, py: f32) -> (f32, f32, f32) {
-        let (ix, iy) = (px as usize, py as usize);
-        let (u, v) = (px - ix as f32, py - iy as f32);
-        let i = iy * self.w + ix;
-        let cells = &self.data[i..i + self.w + 2];
+    /// The spot at a position inside the window (`0 <= p < w - 1`).
+    #[inline]
+    fn spot(&self, px: f32, py: f32) -> Spot {
+        let (ix, iy) = (px as u32, py as u32);
+        Spot {
+            cell: iy as usize * self.w + ix as usize,
+            ix,
+            iy,
+            u: px - ix as f32,
+            v: py - iy as f32,
+        }
+    }
+
+    #[inline]
+    fn height_and_gradient(&self, at: Spot) -> (f32, f32, f32) {
+        let (u, v) = (at.u, at.v);
+        let cells = &self.data[at.cell..at.cell + self.w + 2];
         let (nw, ne) = (cells[0], cells[1]);
         let (sw, se) = (cells[self.w], cells[self.w + 1]);
         let gx = (ne - nw) * (1.0 - v) + (se - sw) * v;
@@ -298,14 +326,23 @@ impl Window {
         (top + (bottom - top) * v, gx, gy)
     }
 
-    fn height(&self, px: f32, py: f32) -> f32 {
-        let (ix, iy) = (px as usize, py as usize);
-        let (u, v) = (px - ix as f32, py - iy as f32);
-        let i = iy * self.w + ix;
-        let cells = &self.data[i..i + self.w + 2];
-        let top = cells[0] + (cells[1] - cells[0]) * u;
-        let bottom = cells[self.w] + (cells[self.w + 1] - cells[self.w]) * u;
-        top + (bottom - top) * v
+    #[inline]
+    fn height(&self, at: Spot) -> f32 {
+        let cells = &self.data[at.cell..at.cell + self.w + 2];
+        let top = cells[0] + (cells[1] - cells[0]) * at.u;
+        let bottom = cells[self.w] + (cells[self.w + 1] - cells[self.w]) * at.u;
+        top + (bottom - top) * at.v
+    }
+
+    /// Adds `amount` to the four cells around `at`, bilinearly weighted.
+    #[inline]
+    fn deposit(&mut self, at: Spot, amount: f32) {
+        let (u, v, w) = (at.u, at.v, self.w);
+        let cells = &mut self.data[at.cell..at.cell + w + 2];
+        cells[0] += amount * (1.0 - u) * (1.0 - v);
+        cells[1] += amount * u * (1.0 - v);
+        cells[w] += amount * (1.0 - u) * v;
+        cells[w + 1] += amount * u * v;
     }
 }
 
@@ -407,7 +444,7 @@ impl HydraulicErosion {
             for lane in 0..LANES {
                 if !f.alive[lane] && spawned < count {
                     let (px, py) = spawn();
-                    f.start(lane, px, py);
+                    f.start(lane, px, py, win.spot(px, py));
                     spawned += 1;
                 }
             }
@@ -418,7 +455,7 @@ impl HydraulicErosion {
             let mut height = [0.0f32; LANES];
             let (mut gx, mut gy) = ([0.0f32; LANES], [0.0f32; LANES]);
             for l in 0..LANES {
-                (height[l], gx[l], gy[l]) = win.height_and_gradient(f.px[l], f.py[l]);
+                (height[l], gx[l], gy[l]) = win.height_and_gradient(f.spot[l]);
             }
             // New direction and position.
             let (mut nx, mut ny, mut len) = ([0.0f32; LANES], [0.0f32; LANES], [0.0f32; LANES]);
@@ -433,24 +470,27 @@ impl HydraulicErosion {
             }
             // Droplets that stop or leave; heights at the new positions.
             let mut new_height = height;
+            let mut new_spot = f.spot;
             for l in 0..LANES {
                 if !f.alive[l] {
                     continue;
                 }
                 if len[l] <= 1e-12 {
-                    self.settle(win, f.px[l], f.py[l], f.sediment[l], budget);
+                    self.settle(win, f.spot[l], f.sediment[l], budget);
                     f.end(l);
                     continue;
                 }
                 // Windows reach past every droplet's range, so leaving
                 // the window means leaving the map: the sediment is
-                // carried away.
-                if nx[l] < 0.0 || ny[l] < 0.0 || nx[l] >= limit_x || ny[l] >= limit_y {
+                // carried away. (Written so that NaN also counts as gone.)
+                let inside = nx[l] >= 0.0 && ny[l] >= 0.0 && nx[l] < limit_x && ny[l] < limit_y;
+                if !inside {
                     budget.lost += f.sediment[l] as f64;
                     f.end(l);
                     continue;
                 }
-                new_height[l] = win.height(nx[l], ny[l]);
+                new_spot[l] = win.spot(nx[l], ny[l]);
+                new_height[l] = win.height(new_spot[l]);
             }
             // Deposit or erode. Both amounts are computed and one is
             // zeroed rather than branching on a condition the CPU cannot
@@ -477,16 +517,9 @@ impl HydraulicErosion {
                 if !f.alive[l] {
                     continue;
                 }
-                let (px, py) = (f.px[l], f.py[l]);
-                let (ix, iy) = (px as usize, py as usize);
-                let (u, v) = (px - ix as f32, py - iy as f32);
                 let amount = deposit[l];
-                let i = iy * win.w + ix;
-                let w = win.w;
-                win.data[i] += amount * (1.0 - u) * (1.0 - v);
-                win.data[i + 1] += amount * u * (1.0 - v);
-                win.data[i + w] += amount * (1.0 - u) * v;
-                win.data[i + w + 1] += amount * u * v;
+                win.deposit(f.spot[l], amount);
+                let (ix, iy) = (f.spot[l].ix as usize, f.spot[l].iy as usize);
                 let mut sediment = f.sediment[l] - amount;
                 f.deposited[l] += amount as f64;
                 if erode[l] > 0.0 {
@@ -506,9 +539,10 @@ impl HydraulicErosion {
                 f.water[l] *= 1.0 - self.evaporation;
                 f.px[l] = nx[l];
                 f.py[l] = ny[l];
+                f.spot[l] = new_spot[l];
                 f.age[l] += 1;
                 if f.age[l] >= self.max_lifetime {
-                    self.settle(win, nx[l], ny[l], sediment, budget);
+                    self.settle(win, new_spot[l], sediment, budget);
                     f.end(l);
                 }
             }
@@ -543,22 +577,8 @@ impl HydraulicErosion {
 
     /// End of life on the map: what the droplet carries settles where it
     /// stopped.
-    fn settle(
-        &self,
-        win: &mut Window,
-        px: f32,
-        py: f32,
-        sediment: f32,
-        budget: &mut ErosionBudget,
-    ) {
-        let (ix, iy) = (px as usize, py as usize);
-        let (u, v) = (px - ix as f32, py - iy as f32);
-        let i = iy * win.w + ix;
-        let w = win.w;
-        win.data[i] += sediment * (1.0 - u) * (1.0 - v);
-        win.data[i + 1] += sediment * u * (1.0 - v);
-        win.data[i + w] += sediment * (1.0 - u) * v;
-        win.data[i + w + 1] += sediment * u * v;
+    fn settle(&self, win: &mut Window, at: Spot, sediment: f32, budget: &mut ErosionBudget) {
+        win.deposit(at, sediment);
         budget.deposited += sediment as f64;
     }
 }
