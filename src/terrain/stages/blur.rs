@@ -42,7 +42,7 @@ impl Params for Blur {
 
 impl StageOp for Blur {
     fn apply(&self, map: &mut Heightmap, _: &mut StageContext) -> Result<(), StageError> {
-        let mut scratch = vec![0.0f32; map.data().len()];
+        let mut scratch = Vec::new();
         for _ in 0..self.passes {
             box_blur_pass(map, self.radius as usize, &mut scratch);
         }
@@ -54,55 +54,127 @@ impl StageOp for Blur {
 /// count) so the running sums restart at the same rows on every machine.
 const BAND_ROWS: usize = 64;
 
-/// One pass of a `(2r+1)²` box mean over the cells that exist.
-///
-/// Separable: the mean over a clipped rectangle is the horizontal window
-/// sum summed vertically, divided by (columns in window) x (rows in
-/// window). Both directions use running sums (f64 along rows, f32 column
-/// vectors restarted every [`BAND_ROWS`] rows), so a pass costs O(1) per
-/// cell whatever `r` is; bands and rows run in parallel.
-pub fn box_blur_pass(map: &mut Heightmap, radius: usize, row_sums: &mut Vec<f32>) {
+/// One pass, in place. Bands of rows are blurred in parallel, each
+/// sliding a window of horizontal row sums down its rows: a row's sums
+/// are taken from the original row just before the output reaches it, so
+/// the map is read once and written once. The few rows a band needs from
+/// its neighbours (`radius` above and below) have their sums saved into
+/// `halo_sums` before any band writes.
+pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32>) {
     let width = map.width();
     let height = map.height();
-    row_sums.resize(width * height, 0.0);
+    // Halos stay a small share of the work at large radii.
+    let band_rows = BAND_ROWS.max(4 * radius);
+    let bands = height.div_ceil(band_rows);
+    let halo = radius.min(height);
+    let per_band = 2 * halo * width;
+    halo_sums.clear();
+    halo_sums.resize(bands * per_band, 0.0);
     let source = map.data();
-    row_sums
-        .par_chunks_mut(width)
-        .zip(source.par_chunks(width))
-        .for_each(|(out, row)| horizontal_window_sums(row, radius, out));
-    let row_sums = &*row_sums;
+    let band_last = |first: usize| (first + band_rows).min(height) - 1;
+    if per_band > 0 {
+        halo_sums
+            .par_chunks_mut(per_band)
+            .enumerate()
+            .for_each(|(band, out)| {
+                let first = band * band_rows;
+                let last = band_last(first);
+                let (top, bottom) = out.split_at_mut(halo * width);
+                for (j, sums) in top.chunks_exact_mut(width).enumerate() {
+                    if let Some(y) = (first + j).checked_sub(halo) {
+                        horizontal_window_sums(&source[y * width..(y + 1) * width], radius, sums);
+                    }
+                }
+                for (j, sums) in bottom.chunks_exact_mut(width).enumerate() {
+                    let y = last + 1 + j;
+                    if y < height {
+                        horizontal_window_sums(&source[y * width..(y + 1) * width], radius, sums);
+                    }
+                }
+            });
+    }
+    let halo_sums = &*halo_sums;
     // Inverse column counts: how many columns each window covers.
     let inv_cols: Vec<f32> = (0..width)
         .map(|x| 1.0 / (x.min(radius) + (width - 1 - x).min(radius) + 1) as f32)
         .collect();
+    let slots = 2 * radius + 2;
     map.data_mut()
-        .par_chunks_mut(width * BAND_ROWS)
+        .par_chunks_mut(width * band_rows)
         .enumerate()
-        .for_each(|(band, out)| {
-            let first = band * BAND_ROWS;
-            let mut acc = vec![0.0f32; width];
-            let y0 = first.saturating_sub(radius);
-            let y1 = (first + radius).min(height - 1);
-            for yy in y0..=y1 {
-                add_row(&mut acc, &row_sums[yy * width..(yy + 1) * width]);
-            }
-            for (k, out_row) in out.chunks_exact_mut(width).enumerate() {
-                let y = first + k;
-                let rows = ((y.min(radius) + (height - 1 - y).min(radius)) + 1) as f32;
-                let inv_rows = 1.0 / rows;
-                for ((o, &a), &ic) in out_row.iter_mut().zip(&acc).zip(&inv_cols) {
-                    *o = a * ic * inv_rows;
+        .for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(ring, acc), (band, out)| {
+                let first = band * band_rows;
+                let last = first + out.len() / width - 1;
+                let band_halo = &halo_sums[band * per_band..(band + 1) * per_band];
+                let (top, bottom) = band_halo.split_at(halo * width);
+                ring.clear();
+                ring.resize(slots * width, 0.0f32);
+                acc.clear();
+                acc.resize(width, 0.0f32);
+                // Sums of row `y`: a neighbour's from the halo, this band's
+                // from the ring (filled by `load` while the row is intact).
+                let load = |ring: &mut Vec<f32>, out: &[f32], y: usize| {
+                    let slot = (y - first) % slots;
+                    let row = &out[(y - first) * width..(y - first + 1) * width];
+                    horizontal_window_sums(
+                        row,
+                        radius,
+                        &mut ring[slot * width..(slot + 1) * width],
+                    );
+                };
+                let sums = |y: usize| {
+                    let slot = (y - first) % slots;
+                    slot * width..(slot + 1) * width
+                };
+                let y0 = first.saturating_sub(radius);
+                let y1 = (first + radius).min(height - 1);
+                for yy in y0..=y1 {
+                    if yy < first {
+                        let j = yy + halo - first;
+                        add_row(acc, &top[j * width..(j + 1) * width]);
+                    } else if yy > last {
+                        let j = yy - last - 1;
+                        add_row(acc, &bottom[j * width..(j + 1) * width]);
+                    } else {
+                        load(ring, out, yy);
+                        add_row(acc, &ring[sums(yy)]);
+                    }
                 }
-                if y + radius + 1 < height {
-                    let r = y + radius + 1;
-                    add_row(&mut acc, &row_sums[r * width..(r + 1) * width]);
+                for y in first..=last {
+                    let k = y - first;
+                    let rows = ((y.min(radius) + (height - 1 - y).min(radius)) + 1) as f32;
+                    let inv_rows = 1.0 / rows;
+                    let out_row = &mut out[k * width..(k + 1) * width];
+                    for ((o, &a), &ic) in out_row.iter_mut().zip(acc.iter()).zip(&inv_cols) {
+                        *o = a * ic * inv_rows;
+                    }
+                    if y == last {
+                        break;
+                    }
+                    if y + radius + 1 < height {
+                        let r = y + radius + 1;
+                        if r > last {
+                            let j = r - last - 1;
+                            add_row(acc, &bottom[j * width..(j + 1) * width]);
+                        } else {
+                            load(ring, out, r);
+                            add_row(acc, &ring[sums(r)]);
+                        }
+                    }
+                    if y >= radius {
+                        let r = y - radius;
+                        if r < first {
+                            let j = r + halo - first;
+                            sub_row(acc, &top[j * width..(j + 1) * width]);
+                        } else {
+                            sub_row(acc, &ring[sums(r)]);
+                        }
+                    }
                 }
-                if y >= radius {
-                    let r = y - radius;
-                    sub_row(&mut acc, &row_sums[r * width..(r + 1) * width]);
-                }
-            }
-        });
+            },
+        );
 }
 
 #[inline]
@@ -131,17 +203,31 @@ fn horizontal_window_sums(row: &[f32], radius: usize, out: &mut [f32]) {
         }
         return;
     }
-    let mut sum = 0.0f64;
-    for &v in &row[..(radius + 1).min(width)] {
-        sum += v as f64;
+    // A running sum is a serial chain of f64 adds; four chains over four
+    // quarters of the row run side by side instead, each starting from its
+    // own window sum.
+    const CHAINS: usize = 4;
+    let segment = width.div_ceil(CHAINS);
+    let mut sums = [0.0f64; CHAINS];
+    for (k, sum) in sums.iter_mut().enumerate() {
+        let start = (k * segment).min(width);
+        let lo = start.saturating_sub(radius);
+        let hi = (start + radius + 1).min(width);
+        *sum = row[lo.min(hi)..hi].iter().map(|&v| v as f64).sum();
     }
-    for x in 0..width {
-        out[x] = sum as f32;
-        if x + radius + 1 < width {
-            sum += row[x + radius + 1] as f64;
-        }
-        if x >= radius {
-            sum -= row[x - radius] as f64;
+    for i in 0..segment {
+        for (k, sum) in sums.iter_mut().enumerate() {
+            let x = k * segment + i;
+            if x >= width {
+                continue;
+            }
+            out[x] = *sum as f32;
+            if x + radius + 1 < width {
+                *sum += row[x + radius + 1] as f64;
+            }
+            if x >= radius {
+                *sum -= row[x - radius] as f64;
+            }
         }
     }
 }
