@@ -289,6 +289,7 @@ impl WeightRules {
     /// row with no data-dependent branch, so it vectorises; the same
     /// expressions as [`visibility`] and [`slope_factor`] give the same
     /// values up to float rounding of the normalisation.
+    #[inline(always)]
     fn weights_row(&self, tiles: &[Tile], heights: &[f32], slopes: &[f32], out: &mut [f32]) {
         const SOFT: f32 = 5.0;
         let n = heights.len();
@@ -552,6 +553,7 @@ pub fn round_to_u8(x: f32) -> u8 {
 }
 
 /// One texel row of bilinear samples, from precomputed axis samples.
+#[inline(always)]
 fn bilinear_row(map: &Heightmap, columns: &[(usize, f32)], y: (usize, f32), out: &mut [f32]) {
     let y1 = (y.0 + 1).min(map.height() - 1);
     let (top, bottom) = (map.row(y.0), map.row(y1));
@@ -602,64 +604,24 @@ pub fn render_splat(
             rows_of_texel_row.push(row);
         }
     }
-    // Per-row scratch, reused across the rows one worker renders: height
-    // and slope samples, tile weights, and each tile's pixel row as f32.
-    let scratch = || {
-        (
-            vec![0.0f32; width * 2],
-            vec![0.0f32; width * k],
-            vec![Vec::<f32>::new(); k],
-            vec![0.0f32; width * 3],
-        )
+    let job = RowJob {
+        map,
+        slopes: &slopes,
+        columns: &columns,
+        rows: &rows,
+        rules: &rules,
+        set: &set,
+        images,
+        tile_columns: &tile_columns,
+        width,
     };
     rgb.par_chunks_mut(width * 3)
         .zip(weight_rows.par_iter_mut())
         .enumerate()
         .for_each_init(
-            scratch,
-            |(samples, w, tile_rows, color_row), (ty, (rgb_row, weight_row))| {
-                let row_sample = rows[ty];
-                let (heights, slopes_row) = samples.split_at_mut(width);
-                bilinear_row(map, &columns, row_sample, heights);
-                bilinear_row(&slopes, &columns, row_sample, slopes_row);
-                rules.weights_row(&set.tiles, heights, slopes_row, w);
-                // Tiles with weight somewhere on this row, with their pixel
-                // row converted to f32 once (a contiguous, vectorised pass).
-                let mut active: Vec<(&[f32], &[usize], &[f32])> = Vec::with_capacity(k);
-                for ((i, tile_w), tile_row) in
-                    w.chunks_exact(width).enumerate().zip(tile_rows.iter_mut())
-                {
-                    if tile_w.iter().all(|&x| x <= 0.0) {
-                        continue;
-                    }
-                    let img = image_of(i);
-                    let py = ((ty as f32 * set.tiles[i].scale) as u32) % img.height();
-                    let stride = img.width() as usize * 3;
-                    let pixels = &img.as_raw()[py as usize * stride..(py as usize + 1) * stride];
-                    tile_row.clear();
-                    tile_row.extend(pixels.iter().map(|&p| p as f32));
-                    active.push((tile_w, &tile_columns[i], tile_row));
-                }
-                for (tx, out) in color_row.chunks_exact_mut(3).enumerate() {
-                    let mut color = [0.0f32; 3];
-                    for &(tile_w, tile_cols, tile_row) in &active {
-                        let wi = tile_w[tx];
-                        let p = &tile_row[tile_cols[tx]..tile_cols[tx] + 3];
-                        color[0] += wi * p[0];
-                        color[1] += wi * p[1];
-                        color[2] += wi * p[2];
-                    }
-                    out.copy_from_slice(&color);
-                }
-                // Whole-row conversions: contiguous, so they vectorise.
-                for (o, &c) in rgb_row.iter_mut().zip(color_row.iter()) {
-                    *o = round_to_u8(c);
-                }
-                for (out, tile_w) in weight_row.iter_mut().zip(w.chunks_exact(width)) {
-                    for (o, &wi) in out.iter_mut().zip(tile_w) {
-                        *o = round_to_u8(wi * 255.0);
-                    }
-                }
+            || RowScratch::new(width, k),
+            |scratch, (ty, (rgb_row, weight_row))| {
+                render_row(&job, scratch, ty, rgb_row, weight_row)
             },
         );
     SplatTexture {
@@ -668,6 +630,102 @@ pub fn render_splat(
         rgb,
         weights,
         tiles: k,
+    }
+}
+
+/// What every texel row of one render shares.
+struct RowJob<'a> {
+    map: &'a Heightmap,
+    slopes: &'a Heightmap,
+    columns: &'a [(usize, f32)],
+    rows: &'a [(usize, f32)],
+    rules: &'a WeightRules,
+    set: &'a TileSet,
+    images: &'a TileImages,
+    /// Per tile, the byte offset of each texel column's pixel in a tile row.
+    tile_columns: &'a [Vec<usize>],
+    width: usize,
+}
+
+/// Per-row scratch, reused across the rows one worker renders: height
+/// and slope samples, tile weights, each tile's pixel row as f32, and the
+/// colour row before rounding.
+struct RowScratch {
+    samples: Vec<f32>,
+    weights: Vec<f32>,
+    tile_rows: Vec<Vec<f32>>,
+    color: Vec<f32>,
+}
+
+impl RowScratch {
+    fn new(width: usize, tiles: usize) -> Self {
+        RowScratch {
+            samples: vec![0.0; width * 2],
+            weights: vec![0.0; width * tiles],
+            tile_rows: vec![Vec::new(); tiles],
+            color: vec![0.0; width * 3],
+        }
+    }
+}
+
+/// One texel row, compiled for AVX2 too (chosen at run time): with no FMA
+/// enabled every value rounds as on any x86-64, so the bytes are the same.
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn render_row(
+    job: &RowJob,
+    scratch: &mut RowScratch,
+    ty: usize,
+    rgb_row: &mut [u8],
+    weight_row: &mut [&mut [u8]],
+) {
+    let width = job.width;
+    let k = job.set.tiles.len();
+    let image_of = |i: usize| &job.images.images[i.min(job.images.images.len() - 1)];
+    let row_sample = job.rows[ty];
+    let (heights, slopes_row) = scratch.samples.split_at_mut(width);
+    bilinear_row(job.map, job.columns, row_sample, heights);
+    bilinear_row(job.slopes, job.columns, row_sample, slopes_row);
+    let w = &mut scratch.weights;
+    job.rules
+        .weights_row(&job.set.tiles, heights, slopes_row, w);
+    // Tiles with weight somewhere on this row, with their pixel row
+    // converted to f32 once (a contiguous, vectorised pass).
+    let mut active: Vec<(&[f32], &[usize], &[f32])> = Vec::with_capacity(k);
+    for ((i, tile_w), tile_row) in w
+        .chunks_exact(width)
+        .enumerate()
+        .zip(scratch.tile_rows.iter_mut())
+    {
+        if tile_w.iter().all(|&x| x <= 0.0) {
+            continue;
+        }
+        let img = image_of(i);
+        let py = ((ty as f32 * job.set.tiles[i].scale) as u32) % img.height();
+        let stride = img.width() as usize * 3;
+        let pixels = &img.as_raw()[py as usize * stride..(py as usize + 1) * stride];
+        tile_row.clear();
+        tile_row.extend(pixels.iter().map(|&p| p as f32));
+        active.push((tile_w, &job.tile_columns[i], tile_row));
+    }
+    for (tx, out) in scratch.color.chunks_exact_mut(3).enumerate() {
+        let mut color = [0.0f32; 3];
+        for &(tile_w, tile_cols, tile_row) in &active {
+            let wi = tile_w[tx];
+            let p = &tile_row[tile_cols[tx]..tile_cols[tx] + 3];
+            color[0] += wi * p[0];
+            color[1] += wi * p[1];
+            color[2] += wi * p[2];
+        }
+        out.copy_from_slice(&color);
+    }
+    // Whole-row conversions: contiguous, so they vectorise.
+    for (o, &c) in rgb_row.iter_mut().zip(scratch.color.iter()) {
+        *o = round_to_u8(c);
+    }
+    for (out, tile_w) in weight_row.iter_mut().zip(w.chunks_exact(width)) {
+        for (o, &wi) in out.iter_mut().zip(tile_w) {
+            *o = round_to_u8(wi * 255.0);
+        }
     }
 }
 
