@@ -65,9 +65,15 @@ pub fn build_mesh_into(
     let inv_w = 1.0 / (map.width() - 1).max(1) as f32;
     let inv_h = 1.0 / (map.height() - 1).max(1) as f32;
     let same_grid = mesh.columns == cols && mesh.rows == rows && !mesh.indices.is_empty();
-    mesh.positions.resize(cols * rows, [0.0; 3]);
-    mesh.normals.resize(cols * rows, [0.0; 3]);
-    mesh.uvs.resize(cols * rows, [0.0; 2]);
+    // A new size gets freshly zeroed buffers (calloc'd pages, touched
+    // first by the parallel fill below) rather than `resize`, whose
+    // serial zeroing would take every page fault on one thread.
+    let n = cols * rows;
+    if mesh.positions.len() != n {
+        mesh.positions = vec![[0.0; 3]; n];
+        mesh.normals = vec![[0.0; 3]; n];
+        mesh.uvs = vec![[0.0; 2]; n];
+    }
     mesh.columns = cols;
     mesh.rows = rows;
     if !same_grid {
