@@ -1,4 +1,5 @@
-//! One bench per stage, plus splat and mesh, at 513² and 1025².
+//! One bench per stage at 513², 1025² and 4097², plus splat, mesh and
+//! erosion at 1025².
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use orogen::terrain::Heightmap;
@@ -78,10 +79,11 @@ fn stage_cases() -> Vec<(&'static str, Stage)> {
 }
 
 fn stages(c: &mut Criterion) {
-    for side in [513usize, 1025] {
+    for side in [513usize, 1025, 4097] {
         let map = base_map(side);
         let mut group = c.benchmark_group(format!("stage-{side}"));
-        group.sample_size(20);
+        // 4097² runs take tens to hundreds of milliseconds each.
+        group.sample_size(if side > 1025 { 10 } else { 20 });
         for (name, stage) in stage_cases() {
             group.bench_with_input(BenchmarkId::from_parameter(name), &stage, |b, stage| {
                 b.iter_batched_ref(
