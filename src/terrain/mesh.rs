@@ -5,6 +5,7 @@
 //! sampling every k-th cell (the last row and column always kept).
 
 use crate::terrain::heightmap::Heightmap;
+use crate::terrain::hugepages::zeroed_vec;
 use rayon::prelude::*;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -65,14 +66,14 @@ pub fn build_mesh_into(
     let inv_w = 1.0 / (map.width() - 1).max(1) as f32;
     let inv_h = 1.0 / (map.height() - 1).max(1) as f32;
     let same_grid = mesh.columns == cols && mesh.rows == rows && !mesh.indices.is_empty();
-    // A new size gets freshly zeroed buffers (calloc'd pages, touched
+    // A new size gets freshly zeroed buffers (on huge pages, touched
     // first by the parallel fill below) rather than `resize`, whose
     // serial zeroing would take every page fault on one thread.
     let n = cols * rows;
     if mesh.positions.len() != n {
-        mesh.positions = vec![[0.0; 3]; n];
-        mesh.normals = vec![[0.0; 3]; n];
-        mesh.uvs = vec![[0.0; 2]; n];
+        mesh.positions = zeroed_vec(n);
+        mesh.normals = zeroed_vec(n);
+        mesh.uvs = zeroed_vec(n);
     }
     mesh.columns = cols;
     mesh.rows = rows;
@@ -119,7 +120,7 @@ pub fn grid_indices(cols: usize, rows: usize) -> Vec<u32> {
     if cols < 2 || rows < 2 {
         return Vec::new();
     }
-    let mut indices = vec![0u32; (cols - 1) * (rows - 1) * 6];
+    let mut indices: Vec<u32> = zeroed_vec((cols - 1) * (rows - 1) * 6);
     indices
         .par_chunks_mut((cols - 1) * 6)
         .enumerate()

@@ -3,6 +3,7 @@
 pub mod atomic;
 pub mod export;
 pub mod heightmap;
+pub mod hugepages;
 pub mod import;
 pub mod mesh;
 pub mod mesh_export;
