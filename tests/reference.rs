@@ -38,22 +38,34 @@ fn naive_blur(src: &Heightmap, r: usize) -> Heightmap {
     out
 }
 
+/// `passes` fast blur passes against as many naive ones, on a random map.
+fn blur_matches_naive(
+    w: usize,
+    h: usize,
+    r: usize,
+    passes: usize,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let mut fast = random_map(w, h, seed);
+    let mut slow = fast.clone();
+    let mut scratch = Vec::new();
+    for _ in 0..passes {
+        box_blur_pass(&mut fast, r, &mut scratch);
+        slow = naive_blur(&slow, r);
+    }
+    for (a, b) in fast.data().iter().zip(slow.data()) {
+        prop_assert!((a - b).abs() <= 1e-3, "fast {a} vs naive {b}");
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn blur_matches_naive_box_mean(w in 1usize..40, h in 1usize..40, r in 1usize..5,
                                    passes in 1usize..4, seed in any::<u64>()) {
-        let mut fast = random_map(w, h, seed);
-        let mut slow = fast.clone();
-        let mut scratch = Vec::new();
-        for _ in 0..passes {
-            box_blur_pass(&mut fast, r, &mut scratch);
-            slow = naive_blur(&slow, r);
-        }
-        for (a, b) in fast.data().iter().zip(slow.data()) {
-            prop_assert!((a - b).abs() <= 1e-3, "fast {a} vs naive {b}");
-        }
+        blur_matches_naive(w, h, r, passes, seed)?;
     }
 
     // Tall, narrow maps: several bands of rows, so the rows a band borrows
@@ -62,16 +74,7 @@ proptest! {
     fn blur_matches_naive_box_mean_across_bands(w in 1usize..6, h in 60usize..300,
                                                 r in 1usize..24, passes in 1usize..3,
                                                 seed in any::<u64>()) {
-        let mut fast = random_map(w, h, seed);
-        let mut slow = fast.clone();
-        let mut scratch = Vec::new();
-        for _ in 0..passes {
-            box_blur_pass(&mut fast, r, &mut scratch);
-            slow = naive_blur(&slow, r);
-        }
-        for (a, b) in fast.data().iter().zip(slow.data()) {
-            prop_assert!((a - b).abs() <= 1e-3, "fast {a} vs naive {b}");
-        }
+        blur_matches_naive(w, h, r, passes, seed)?;
     }
 
     #[test]
