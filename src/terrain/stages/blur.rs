@@ -203,31 +203,17 @@ fn horizontal_window_sums(row: &[f32], radius: usize, out: &mut [f32]) {
         }
         return;
     }
-    // A running sum is a serial chain of f64 adds; four chains over four
-    // quarters of the row run side by side instead, each starting from its
-    // own window sum.
-    const CHAINS: usize = 4;
-    let segment = width.div_ceil(CHAINS);
-    let mut sums = [0.0f64; CHAINS];
-    for (k, sum) in sums.iter_mut().enumerate() {
-        let start = (k * segment).min(width);
-        let lo = start.saturating_sub(radius);
-        let hi = (start + radius + 1).min(width);
-        *sum = row[lo.min(hi)..hi].iter().map(|&v| v as f64).sum();
+    let mut sum = 0.0f64;
+    for &v in &row[..(radius + 1).min(width)] {
+        sum += v as f64;
     }
-    for i in 0..segment {
-        for (k, sum) in sums.iter_mut().enumerate() {
-            let x = k * segment + i;
-            if x >= width {
-                continue;
-            }
-            out[x] = *sum as f32;
-            if x + radius + 1 < width {
-                *sum += row[x + radius + 1] as f64;
-            }
-            if x >= radius {
-                *sum -= row[x - radius] as f64;
-            }
+    for x in 0..width {
+        out[x] = sum as f32;
+        if x + radius + 1 < width {
+            sum += row[x + radius + 1] as f64;
+        }
+        if x >= radius {
+            sum -= row[x - radius] as f64;
         }
     }
 }
