@@ -86,29 +86,7 @@ impl Heightmap {
     /// order, so the mean is the same for any thread count.
     pub fn stats(&self) -> HeightStats {
         const CHUNK: usize = 1 << 16;
-        let parts: Vec<(f32, f32, f64)> = self
-            .data
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                // Eight lanes of partial minima, maxima and sums break the
-                // latency chains and vectorise; plain comparisons (cells
-                // are never NaN) avoid `f32::min`'s NaN handling, which
-                // does not vectorise.
-                let mut mins = [f32::INFINITY; 8];
-                let mut maxs = [f32::NEG_INFINITY; 8];
-                let mut sums = [0.0f64; 8];
-                for lane in chunk.chunks(8) {
-                    for (j, &v) in lane.iter().enumerate() {
-                        mins[j] = if v < mins[j] { v } else { mins[j] };
-                        maxs[j] = if v > maxs[j] { v } else { maxs[j] };
-                        sums[j] += v as f64;
-                    }
-                }
-                let min = mins.iter().fold(f32::INFINITY, |a, &b| a.min(b));
-                let max = maxs.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-                (min, max, sums.iter().sum())
-            })
-            .collect();
+        let parts: Vec<(f32, f32, f64)> = self.data.par_chunks(CHUNK).map(chunk_stats).collect();
         let (mut min, mut max, mut sum) = (f32::INFINITY, f32::NEG_INFINITY, 0.0f64);
         for (lo, hi, s) in parts {
             min = min.min(lo);
@@ -204,4 +182,34 @@ mod tests {
         let c = map.cropped(2, 2);
         assert_eq!(c.data(), &[1.0, 2.0, 4.0, 5.0]);
     }
+}
+
+/// Minimum, maximum and sum of one chunk, compiled for AVX2 too (chosen
+/// at run time). Eight lanes of partial minima, maxima and sums break the
+/// latency chains and vectorise; plain comparisons (cells are never NaN)
+/// avoid `f32::min`'s NaN handling, which does not vectorise. Lane j sums
+/// cells j, j + 8, … in order, so the bytes do not depend on the target.
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn chunk_stats(chunk: &[f32]) -> (f32, f32, f64) {
+    let mut mins = [f32::INFINITY; 8];
+    let mut maxs = [f32::NEG_INFINITY; 8];
+    let mut sums = [0.0f64; 8];
+    let lanes = chunk.chunks_exact(8);
+    let rest = lanes.remainder();
+    for lane in lanes {
+        for j in 0..8 {
+            let v = lane[j];
+            mins[j] = if v < mins[j] { v } else { mins[j] };
+            maxs[j] = if v > maxs[j] { v } else { maxs[j] };
+            sums[j] += v as f64;
+        }
+    }
+    for (j, &v) in rest.iter().enumerate() {
+        mins[j] = if v < mins[j] { v } else { mins[j] };
+        maxs[j] = if v > maxs[j] { v } else { maxs[j] };
+        sums[j] += v as f64;
+    }
+    let min = mins.iter().fold(f32::INFINITY, |a, &b| a.min(b));
+    let max = maxs.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    (min, max, sums.iter().sum())
 }

@@ -290,7 +290,14 @@ impl WeightRules {
     /// expressions as [`visibility`] and [`slope_factor`] give the same
     /// values up to float rounding of the normalisation.
     #[inline(always)]
-    fn weights_row(&self, tiles: &[Tile], heights: &[f32], slopes: &[f32], out: &mut [f32]) {
+    fn weights_row(
+        &self,
+        tiles: &[Tile],
+        heights: &[f32],
+        slopes: &[f32],
+        sums: &mut [f32],
+        out: &mut [f32],
+    ) {
         const SOFT: f32 = 5.0;
         let n = heights.len();
         for (t, row) in self.tiles.iter().zip(out.chunks_exact_mut(n)) {
@@ -330,29 +337,32 @@ impl WeightRules {
                 }
             }
         }
-        let mut sums = vec![0.0f32; n];
+        sums.fill(0.0);
         for row in out.chunks_exact(n) {
             for (s, &w) in sums.iter_mut().zip(row) {
                 *s += w;
             }
         }
-        for x in 0..n {
-            if sums[x] <= 1e-6 {
-                // Rare: every tile excluded; take the exact path's
-                // fallbacks for this texel.
-                let mut w = vec![0.0f32; tiles.len()];
-                weights_at(tiles, heights[x], slopes[x], &mut w);
-                for (i, &wi) in w.iter().enumerate() {
-                    out[i * n + x] = wi;
+        // Rare: every tile excluded somewhere on the row. A branch-free
+        // minimum finds out; only then are those texels given the exact
+        // path's fallbacks.
+        if sums.iter().fold(f32::INFINITY, |m, &s| m.min(s)) <= 1e-6 {
+            for x in 0..n {
+                if sums[x] <= 1e-6 {
+                    let mut w = vec![0.0f32; tiles.len()];
+                    weights_at(tiles, heights[x], slopes[x], &mut w);
+                    for (i, &wi) in w.iter().enumerate() {
+                        out[i * n + x] = wi;
+                    }
+                    sums[x] = 1.0;
                 }
-                sums[x] = 1.0;
             }
         }
         for s in sums.iter_mut() {
             *s = 1.0 / *s;
         }
         for row in out.chunks_exact_mut(n) {
-            for (w, &inv) in row.iter_mut().zip(&sums) {
+            for (w, &inv) in row.iter_mut().zip(sums.iter()) {
                 *w *= inv;
             }
         }
@@ -367,32 +377,38 @@ pub fn slope_map(map: &Heightmap, cell_size: f32) -> Heightmap {
     out.data_mut()
         .par_chunks_mut(w)
         .enumerate()
-        .for_each(|(y, row)| {
-            let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
-            let inv_dy = inv_cell / (yd - yu).max(1) as f32;
-            let (above, here, below) = (map.row(yu), map.row(y), map.row(yd));
-            let slope_at = |x: usize, xl: usize, xr: usize| {
-                let dx = (here[xr] - here[xl]) * inv_cell / (xr - xl).max(1) as f32;
-                let dy = (below[x] - above[x]) * inv_dy;
-                atan_degrees((dx * dx + dy * dy).sqrt())
-            };
-            if w < 3 {
-                for (x, cell) in row.iter_mut().enumerate() {
-                    *cell = slope_at(x, x.saturating_sub(1), (x + 1).min(w - 1));
-                }
-                return;
-            }
-            // Interior: a straight loop the compiler vectorises.
-            let half_inv = inv_cell * 0.5;
-            for x in 1..w - 1 {
-                let dx = (here[x + 1] - here[x - 1]) * half_inv;
-                let dy = (below[x] - above[x]) * inv_dy;
-                row[x] = atan_degrees((dx * dx + dy * dy).sqrt());
-            }
-            row[0] = slope_at(0, 0, 1);
-            row[w - 1] = slope_at(w - 1, w - 2, w - 1);
-        });
+        .for_each(|(y, row)| slope_row(map, inv_cell, y, row));
     out
+}
+
+/// One row of [`slope_map`], compiled for AVX2 too (chosen at run time;
+/// no FMA, so the values round as on any x86-64).
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn slope_row(map: &Heightmap, inv_cell: f32, y: usize, row: &mut [f32]) {
+    let (w, h) = (map.width(), map.height());
+    let (yu, yd) = (y.saturating_sub(1), (y + 1).min(h - 1));
+    let inv_dy = inv_cell / (yd - yu).max(1) as f32;
+    let (above, here, below) = (map.row(yu), map.row(y), map.row(yd));
+    let slope_at = |x: usize, xl: usize, xr: usize| {
+        let dx = (here[xr] - here[xl]) * inv_cell / (xr - xl).max(1) as f32;
+        let dy = (below[x] - above[x]) * inv_dy;
+        atan_degrees((dx * dx + dy * dy).sqrt())
+    };
+    if w < 3 {
+        for (x, cell) in row.iter_mut().enumerate() {
+            *cell = slope_at(x, x.saturating_sub(1), (x + 1).min(w - 1));
+        }
+        return;
+    }
+    // Interior: a straight loop the compiler vectorises.
+    let half_inv = inv_cell * 0.5;
+    for x in 1..w - 1 {
+        let dx = (here[x + 1] - here[x - 1]) * half_inv;
+        let dy = (below[x] - above[x]) * inv_dy;
+        row[x] = atan_degrees((dx * dx + dy * dy).sqrt());
+    }
+    row[0] = slope_at(0, 0, 1);
+    row[w - 1] = slope_at(w - 1, w - 2, w - 1);
 }
 
 /// `atan(g)` in degrees for `g >= 0`, by a minimax polynomial (error
@@ -543,6 +559,86 @@ fn sample_axis(texels: usize, cells: usize) -> Vec<(usize, f32)> {
         .collect()
 }
 
+/// The texel columns' samples along a map row, split into cell indices
+/// and fractions so the horizontal pass gathers with vector loads.
+struct ColumnSamples {
+    cell: Vec<u32>,
+    fraction: Vec<f32>,
+    /// `Some((first, f))` when column t samples cell `first + t` at
+    /// fraction f for every t (a texture one texel narrower than the map,
+    /// the default): the pass is then contiguous.
+    shifted: Option<(usize, f32)>,
+}
+
+impl ColumnSamples {
+    fn new(texels: usize, cells: usize) -> Self {
+        let (cell, fraction): (Vec<u32>, Vec<f32>) = sample_axis(texels, cells)
+            .into_iter()
+            .map(|(i, f)| (i as u32, f))
+            .unzip();
+        let shifted = match (cell.first(), fraction.first()) {
+            (Some(&first), Some(&f))
+                if cell
+                    .iter()
+                    .enumerate()
+                    .all(|(t, &c)| c as usize == first as usize + t)
+                    && fraction.iter().all(|&x| x == f) =>
+            {
+                Some((first as usize, f))
+            }
+            _ => None,
+        };
+        ColumnSamples {
+            cell,
+            fraction,
+            shifted,
+        }
+    }
+}
+
+/// One texel row of bilinear samples. The two map rows are blended first
+/// (one contiguous pass over the map row into `blended`, which holds one
+/// extra cell so a one-cell-wide map needs no special case), then each
+/// texel interpolates two neighbours of that blend.
+#[inline(always)]
+fn bilinear_row(
+    map: &Heightmap,
+    columns: &ColumnSamples,
+    y: (usize, f32),
+    blended: &mut Vec<f32>,
+    out: &mut [f32],
+) {
+    let y1 = (y.0 + 1).min(map.height() - 1);
+    let (top, bottom, fy) = (map.row(y.0), map.row(y1), y.1);
+    blended.clear();
+    blended.extend(
+        top.iter()
+            .zip(bottom)
+            .map(|(&t, &b)| t * (1.0 - fy) + b * fy),
+    );
+    blended.push(blended[blended.len() - 1]);
+    if let Some((first, f)) = columns.shifted {
+        let (left, right) = (&blended[first..], &blended[first + 1..]);
+        for ((o, &l), &r) in out.iter_mut().zip(left).zip(right) {
+            *o = l * (1.0 - f) + r * f;
+        }
+        return;
+    }
+    let last = blended.len() - 2;
+    assert!(columns.cell.iter().all(|&c| c as usize <= last));
+    for ((o, &c), &f) in out.iter_mut().zip(&columns.cell).zip(&columns.fraction) {
+        // SAFETY: every cell index is at most `last` (asserted above), so
+        // `c` and `c + 1` are inside `blended`.
+        let (l, r) = unsafe {
+            (
+                *blended.get_unchecked(c as usize),
+                *blended.get_unchecked(c as usize + 1),
+            )
+        };
+        *o = l * (1.0 - f) + r * f;
+    }
+}
+
 /// `x` clamped to 0..=255 and rounded to the nearest integer (ties to
 /// even). Adding 2²³ leaves the rounded integer in the low mantissa bits:
 /// plain arithmetic that vectorises, where a float-to-int cast costs
@@ -550,20 +646,6 @@ fn sample_axis(texels: usize, cells: usize) -> Vec<(usize, f32)> {
 #[inline]
 pub fn round_to_u8(x: f32) -> u8 {
     (x.clamp(0.0, 255.0) + 8_388_608.0).to_bits() as u8
-}
-
-/// One texel row of bilinear samples, from precomputed axis samples.
-#[inline(always)]
-fn bilinear_row(map: &Heightmap, columns: &[(usize, f32)], y: (usize, f32), out: &mut [f32]) {
-    let y1 = (y.0 + 1).min(map.height() - 1);
-    let (top, bottom) = (map.row(y.0), map.row(y1));
-    let last = map.width() - 1;
-    for (o, &(x, fx)) in out.iter_mut().zip(columns) {
-        let x1 = (x + 1).min(last);
-        let t = top[x] * (1.0 - fx) + top[x1] * fx;
-        let b = bottom[x] * (1.0 - fx) + bottom[x1] * fx;
-        *o = t * (1.0 - y.1) + b * y.1;
-    }
 }
 
 /// Renders the splat texture at `width x height` texels. Texel centres map
@@ -583,17 +665,11 @@ pub fn render_splat(
     let k = set.tiles.len();
     let slopes = slope_map(map, cell_size);
     let rules = WeightRules::new(&set.tiles);
-    let columns = sample_axis(width, map.width());
+    let columns = ColumnSamples::new(width, map.width());
     let rows = sample_axis(height, map.height());
     let image_of = |i: usize| &images.images[i.min(images.images.len() - 1)];
-    // GetTexCoords: texel coordinates scaled per tile, wrapped by its size.
-    let tile_columns: Vec<Vec<usize>> = (0..k)
-        .map(|i| {
-            let (img, scale) = (image_of(i), set.tiles[i].scale);
-            (0..width)
-                .map(|tx| (((tx as f32 * scale) as u32) % img.width()) as usize * 3)
-                .collect()
-        })
+    let tile_columns: Vec<TileColumns> = (0..k)
+        .map(|i| TileColumns::new(width, set.tiles[i].scale, image_of(i).width()))
         .collect();
     let mut rgb = vec![0u8; width * height * 3];
     let mut weights = vec![0u8; width * height * k];
@@ -637,23 +713,93 @@ pub fn render_splat(
 struct RowJob<'a> {
     map: &'a Heightmap,
     slopes: &'a Heightmap,
-    columns: &'a [(usize, f32)],
+    columns: &'a ColumnSamples,
     rows: &'a [(usize, f32)],
     rules: &'a WeightRules,
     set: &'a TileSet,
     images: &'a TileImages,
-    /// Per tile, the byte offset of each texel column's pixel in a tile row.
-    tile_columns: &'a [Vec<usize>],
+    /// Per tile, which pixel column each texel column shows.
+    tile_columns: &'a [TileColumns],
     width: usize,
 }
 
+/// Which tile pixel column each texel column shows (`GetTexCoords`:
+/// texel coordinates scaled per tile, wrapped by its size). At scale 1
+/// the columns form long unit-stride runs, blended as contiguous slices
+/// that vectorise; other scales gather column by column.
+struct TileColumns {
+    pixel_of_texel: Vec<u32>,
+    runs: Option<Vec<ColumnRun>>,
+}
+
+/// Texels `texel..texel + len` show pixels `pixel..pixel + len`.
+struct ColumnRun {
+    texel: usize,
+    pixel: usize,
+    len: usize,
+}
+
+impl TileColumns {
+    fn new(width: usize, scale: f32, tile_width: u32) -> Self {
+        let pixel_of_texel: Vec<u32> = (0..width)
+            .map(|tx| ((tx as f32 * scale) as u32) % tile_width)
+            .collect();
+        let mut runs = Vec::new();
+        let mut start = 0;
+        for tx in 1..=width {
+            if tx == width || pixel_of_texel[tx] != pixel_of_texel[tx - 1] + 1 {
+                runs.push(ColumnRun {
+                    texel: start,
+                    pixel: pixel_of_texel[start] as usize,
+                    len: tx - start,
+                });
+                start = tx;
+            }
+        }
+        // Slices pay only when runs are long; short ones cost more per
+        // texel than the gather.
+        let runs = (width >= 16 * runs.len()).then_some(runs);
+        TileColumns {
+            pixel_of_texel,
+            runs,
+        }
+    }
+
+    /// `plane[x] += weight[x] · source[pixel of x]` for one colour channel.
+    #[inline(always)]
+    fn blend(&self, source: &[f32], weight: &[f32], plane: &mut [f32]) {
+        match &self.runs {
+            Some(runs) => {
+                for run in runs {
+                    let span = run.texel..run.texel + run.len;
+                    let pixels = &source[run.pixel..run.pixel + run.len];
+                    for ((c, &w), &p) in plane[span.clone()]
+                        .iter_mut()
+                        .zip(&weight[span])
+                        .zip(pixels)
+                    {
+                        *c += w * p;
+                    }
+                }
+            }
+            None => {
+                for ((c, &w), &i) in plane.iter_mut().zip(weight).zip(&self.pixel_of_texel) {
+                    *c += w * source[i as usize];
+                }
+            }
+        }
+    }
+}
+
 /// Per-row scratch, reused across the rows one worker renders: height
-/// and slope samples, tile weights, each tile's pixel row as f32, and the
-/// colour row before rounding.
+/// and slope samples, tile weights and their sums, one tile pixel row as
+/// planar f32, and the colour row as planar f32 before rounding.
 struct RowScratch {
     samples: Vec<f32>,
+    blended: Vec<f32>,
     weights: Vec<f32>,
-    tile_rows: Vec<Vec<f32>>,
+    sums: Vec<f32>,
+    tile_row: Vec<f32>,
     color: Vec<f32>,
 }
 
@@ -661,8 +807,10 @@ impl RowScratch {
     fn new(width: usize, tiles: usize) -> Self {
         RowScratch {
             samples: vec![0.0; width * 2],
+            blended: Vec::new(),
             weights: vec![0.0; width * tiles],
-            tile_rows: vec![Vec::new(); tiles],
+            sums: vec![0.0; width],
+            tile_row: Vec::new(),
             color: vec![0.0; width * 3],
         }
     }
@@ -670,6 +818,8 @@ impl RowScratch {
 
 /// One texel row, compiled for AVX2 too (chosen at run time): with no FMA
 /// enabled every value rounds as on any x86-64, so the bytes are the same.
+/// Colours are summed per channel in tile order, as one texel at a time
+/// would, so the planar layout changes no value.
 #[multiversion::multiversion(targets("x86_64+avx2"))]
 fn render_row(
     job: &RowJob,
@@ -679,50 +829,58 @@ fn render_row(
     weight_row: &mut [&mut [u8]],
 ) {
     let width = job.width;
-    let k = job.set.tiles.len();
     let image_of = |i: usize| &job.images.images[i.min(job.images.images.len() - 1)];
+    let RowScratch {
+        samples,
+        blended,
+        weights,
+        sums,
+        tile_row,
+        color,
+    } = scratch;
     let row_sample = job.rows[ty];
-    let (heights, slopes_row) = scratch.samples.split_at_mut(width);
-    bilinear_row(job.map, job.columns, row_sample, heights);
-    bilinear_row(job.slopes, job.columns, row_sample, slopes_row);
-    let w = &mut scratch.weights;
+    let (heights, slopes_row) = samples.split_at_mut(width);
+    bilinear_row(job.map, job.columns, row_sample, blended, heights);
+    bilinear_row(job.slopes, job.columns, row_sample, blended, slopes_row);
     job.rules
-        .weights_row(&job.set.tiles, heights, slopes_row, w);
-    // Tiles with weight somewhere on this row, with their pixel row
-    // converted to f32 once (a contiguous, vectorised pass).
-    let mut active: Vec<(&[f32], &[usize], &[f32])> = Vec::with_capacity(k);
-    for ((i, tile_w), tile_row) in w
-        .chunks_exact(width)
-        .enumerate()
-        .zip(scratch.tile_rows.iter_mut())
-    {
-        if tile_w.iter().all(|&x| x <= 0.0) {
+        .weights_row(&job.set.tiles, heights, slopes_row, sums, weights);
+    color.fill(0.0);
+    let (red, rest) = color.split_at_mut(width);
+    let (green, blue) = rest.split_at_mut(width);
+    for (i, tile_w) in weights.chunks_exact(width).enumerate() {
+        // Tiles with no weight on this row add nothing.
+        if tile_w.iter().fold(0.0f32, |m, &x| m.max(x)) <= 0.0 {
             continue;
         }
         let img = image_of(i);
+        let tile_width = img.width() as usize;
         let py = ((ty as f32 * job.set.tiles[i].scale) as u32) % img.height();
-        let stride = img.width() as usize * 3;
+        let stride = tile_width * 3;
         let pixels = &img.as_raw()[py as usize * stride..(py as usize + 1) * stride];
-        tile_row.clear();
-        tile_row.extend(pixels.iter().map(|&p| p as f32));
-        active.push((tile_w, &job.tile_columns[i], tile_row));
-    }
-    for (tx, out) in scratch.color.chunks_exact_mut(3).enumerate() {
-        let mut color = [0.0f32; 3];
-        for &(tile_w, tile_cols, tile_row) in &active {
-            let wi = tile_w[tx];
-            let p = &tile_row[tile_cols[tx]..tile_cols[tx] + 3];
-            color[0] += wi * p[0];
-            color[1] += wi * p[1];
-            color[2] += wi * p[2];
+        tile_row.resize(stride, 0.0);
+        let (tile_red, rest) = tile_row.split_at_mut(tile_width);
+        let (tile_green, tile_blue) = rest.split_at_mut(tile_width);
+        for (x, p) in pixels.chunks_exact(3).enumerate() {
+            tile_red[x] = p[0] as f32;
+            tile_green[x] = p[1] as f32;
+            tile_blue[x] = p[2] as f32;
         }
-        out.copy_from_slice(&color);
+        let columns = &job.tile_columns[i];
+        columns.blend(tile_red, tile_w, red);
+        columns.blend(tile_green, tile_w, green);
+        columns.blend(tile_blue, tile_w, blue);
     }
-    // Whole-row conversions: contiguous, so they vectorise.
-    for (o, &c) in rgb_row.iter_mut().zip(scratch.color.iter()) {
-        *o = round_to_u8(c);
+    for (((o, &r), &g), &b) in rgb_row
+        .chunks_exact_mut(3)
+        .zip(red.iter())
+        .zip(green.iter())
+        .zip(blue.iter())
+    {
+        o[0] = round_to_u8(r);
+        o[1] = round_to_u8(g);
+        o[2] = round_to_u8(b);
     }
-    for (out, tile_w) in weight_row.iter_mut().zip(w.chunks_exact(width)) {
+    for (out, tile_w) in weight_row.iter_mut().zip(weights.chunks_exact(width)) {
         for (o, &wi) in out.iter_mut().zip(tile_w) {
             *o = round_to_u8(wi * 255.0);
         }
