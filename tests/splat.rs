@@ -291,13 +291,20 @@ fn fast_atan_matches_std_within_a_thousandth_of_a_degree() {
 
 /// The table-driven renderer against a per-texel reference written from
 /// the definitions: bilinear height and slope, weights, wrapped tiles.
+/// Sizes cover upsampling, downsampling (texel rows skipping map rows),
+/// a texture wider than a tile (wrapped runs) and one row.
 #[test]
 fn render_matches_a_naive_per_texel_reference() {
+    for (w, h) in [(53, 41), (600, 23), (17, 9), (31, 1)] {
+        render_matches_reference_at(w, h);
+    }
+}
+
+fn render_matches_reference_at(w: usize, h: usize) {
     let map = peak_and_pit();
     let mut set = TileSet::default();
     set.tiles[2].scale = 0.37;
     let (images, _) = TileImages::load(&set, None);
-    let (w, h) = (53, 41);
     let tex = render_splat(&map, 1.5, &set, &images, w, h);
     let stats = map.stats();
     let eff = set.effective(stats.min, stats.max);

@@ -318,7 +318,7 @@ impl WeightRules {
                 } else {
                     (high - v) * inv_fall
                 };
-                let ramp = rise.max(rise_floor).min(fall.max(fall_floor));
+                let ramp = smaller(larger(rise, rise_floor), larger(fall, fall_floor));
                 *o = ramp.clamp(0.0, 1.0);
             }
             if let Some((lo, hi)) = t.slope {
@@ -332,7 +332,7 @@ impl WeightRules {
                     for (o, &d) in row.iter_mut().zip(slopes) {
                         let above = ((upper - d) * (1.0 / SOFT)).clamp(0.0, 1.0);
                         let below = ((d - lower) * (1.0 / SOFT)).clamp(0.0, 1.0);
-                        *o *= below.min(above);
+                        *o *= smaller(below, above);
                     }
                 }
             }
@@ -346,6 +346,8 @@ impl WeightRules {
         // Rare: every tile excluded somewhere on the row. A branch-free
         // minimum finds out; only then are those texels given the exact
         // path's fallbacks.
+        // (`f32::min` here: the compiler reorders its reduction into vector
+        // lanes, which it may not do for a plain comparison.)
         if sums.iter().fold(f32::INFINITY, |m, &s| m.min(s)) <= 1e-6 {
             for x in 0..n {
                 if sums[x] <= 1e-6 {
@@ -367,6 +369,19 @@ impl WeightRules {
             }
         }
     }
+}
+
+/// `f32::max` without its NaN rule, which costs two extra vector
+/// instructions per use; no value it sees here is NaN.
+#[inline(always)]
+fn larger(a: f32, b: f32) -> f32 {
+    if a > b { a } else { b }
+}
+
+/// `f32::min` without its NaN rule (see [`larger`]).
+#[inline(always)]
+fn smaller(a: f32, b: f32) -> f32 {
+    if a < b { a } else { b }
 }
 
 /// Slope in degrees at every cell, from central differences in world units.
@@ -417,7 +432,7 @@ fn slope_row(map: &Heightmap, inv_cell: f32, y: usize, row: &mut [f32]) {
 #[inline]
 pub fn atan_degrees(g: f32) -> f32 {
     let invert = g > 1.0;
-    let x = if invert { 1.0 / g.max(1.0) } else { g };
+    let x = if invert { 1.0 / larger(g, 1.0) } else { g };
     let x2 = x * x;
     let p = x
         * (0.999_977_26
@@ -602,14 +617,13 @@ impl ColumnSamples {
 /// texel interpolates two neighbours of that blend.
 #[inline(always)]
 fn bilinear_row(
-    map: &Heightmap,
+    top: &[f32],
+    bottom: &[f32],
+    fy: f32,
     columns: &ColumnSamples,
-    y: (usize, f32),
     blended: &mut Vec<f32>,
     out: &mut [f32],
 ) {
-    let y1 = (y.0 + 1).min(map.height() - 1);
-    let (top, bottom, fy) = (map.row(y.0), map.row(y1), y.1);
     blended.clear();
     blended.extend(
         top.iter()
@@ -663,7 +677,6 @@ pub fn render_splat(
     let stats = map.stats();
     let set = tiles.effective(stats.min, stats.max);
     let k = set.tiles.len();
-    let slopes = slope_map(map, cell_size);
     let rules = WeightRules::new(&set.tiles);
     let columns = ColumnSamples::new(width, map.width());
     let rows = sample_axis(height, map.height());
@@ -682,7 +695,7 @@ pub fn render_splat(
     }
     let job = RowJob {
         map,
-        slopes: &slopes,
+        inv_cell: 1.0 / cell_size,
         columns: &columns,
         rows: &rows,
         rules: &rules,
@@ -691,13 +704,22 @@ pub fn render_splat(
         tile_columns: &tile_columns,
         width,
     };
-    rgb.par_chunks_mut(width * 3)
-        .zip(weight_rows.par_iter_mut())
+    // Jobs of consecutive texel rows, so each worker computes every slope
+    // row it needs once and keeps it for the next texel row.
+    const ROWS_PER_JOB: usize = 16;
+    rgb.par_chunks_mut(width * 3 * ROWS_PER_JOB)
+        .zip(weight_rows.par_chunks_mut(ROWS_PER_JOB))
         .enumerate()
         .for_each_init(
             || RowScratch::new(width, k),
-            |scratch, (ty, (rgb_row, weight_row))| {
-                render_row(&job, scratch, ty, rgb_row, weight_row)
+            |scratch, (index, (rgb_rows, weight_rows))| {
+                for (i, (rgb_row, weight_row)) in rgb_rows
+                    .chunks_exact_mut(width * 3)
+                    .zip(weight_rows.iter_mut())
+                    .enumerate()
+                {
+                    render_row(&job, scratch, index * ROWS_PER_JOB + i, rgb_row, weight_row);
+                }
             },
         );
     SplatTexture {
@@ -712,7 +734,8 @@ pub fn render_splat(
 /// What every texel row of one render shares.
 struct RowJob<'a> {
     map: &'a Heightmap,
-    slopes: &'a Heightmap,
+    /// Reciprocal cell size, for slopes in world units.
+    inv_cell: f32,
     columns: &'a ColumnSamples,
     rows: &'a [(usize, f32)],
     rules: &'a WeightRules,
@@ -791,10 +814,48 @@ impl TileColumns {
     }
 }
 
+/// The two most recent slope rows one worker computed ([`slope_row`]),
+/// keyed by map row: consecutive texel rows mostly share them.
+struct SlopeRows {
+    rows: [(usize, Vec<f32>); 2],
+}
+
+impl Default for SlopeRows {
+    fn default() -> Self {
+        SlopeRows {
+            rows: [(usize::MAX, Vec::new()), (usize::MAX, Vec::new())],
+        }
+    }
+}
+
+impl SlopeRows {
+    /// Slope rows `y0` and `y1`, computing whichever is missing.
+    fn pair(&mut self, map: &Heightmap, inv_cell: f32, y0: usize, y1: usize) -> (&[f32], &[f32]) {
+        let a = self.ensure(map, inv_cell, y0, y1);
+        let b = self.ensure(map, inv_cell, y1, y0);
+        (&self.rows[a].1, &self.rows[b].1)
+    }
+
+    /// The slot holding slope row `y`, computed into a slot that does not
+    /// hold row `keep` if it is missing.
+    fn ensure(&mut self, map: &Heightmap, inv_cell: f32, y: usize, keep: usize) -> usize {
+        if let Some(slot) = self.rows.iter().position(|(row, _)| *row == y) {
+            return slot;
+        }
+        let slot = if self.rows[0].0 == keep { 1 } else { 0 };
+        let (row, values) = &mut self.rows[slot];
+        values.resize(map.width(), 0.0);
+        slope_row(map, inv_cell, y, values);
+        *row = y;
+        slot
+    }
+}
+
 /// Per-row scratch, reused across the rows one worker renders: height
 /// and slope samples, tile weights and their sums, one tile pixel row as
 /// planar f32, and the colour row as planar f32 before rounding.
 struct RowScratch {
+    slopes: SlopeRows,
     samples: Vec<f32>,
     blended: Vec<f32>,
     weights: Vec<f32>,
@@ -806,6 +867,7 @@ struct RowScratch {
 impl RowScratch {
     fn new(width: usize, tiles: usize) -> Self {
         RowScratch {
+            slopes: SlopeRows::default(),
             samples: vec![0.0; width * 2],
             blended: Vec::new(),
             weights: vec![0.0; width * tiles],
@@ -831,6 +893,7 @@ fn render_row(
     let width = job.width;
     let image_of = |i: usize| &job.images.images[i.min(job.images.images.len() - 1)];
     let RowScratch {
+        slopes,
         samples,
         blended,
         weights,
@@ -838,10 +901,20 @@ fn render_row(
         tile_row,
         color,
     } = scratch;
-    let row_sample = job.rows[ty];
+    let (y0, fy) = job.rows[ty];
+    let y1 = (y0 + 1).min(job.map.height() - 1);
     let (heights, slopes_row) = samples.split_at_mut(width);
-    bilinear_row(job.map, job.columns, row_sample, blended, heights);
-    bilinear_row(job.slopes, job.columns, row_sample, blended, slopes_row);
+    let (map_top, map_bottom) = (job.map.row(y0), job.map.row(y1));
+    bilinear_row(map_top, map_bottom, fy, job.columns, blended, heights);
+    let (slope_top, slope_bottom) = slopes.pair(job.map, job.inv_cell, y0, y1);
+    bilinear_row(
+        slope_top,
+        slope_bottom,
+        fy,
+        job.columns,
+        blended,
+        slopes_row,
+    );
     job.rules
         .weights_row(&job.set.tiles, heights, slopes_row, sums, weights);
     color.fill(0.0);
