@@ -5,7 +5,7 @@
 //! sampling every k-th cell (the last row and column always kept).
 
 use crate::terrain::heightmap::Heightmap;
-use crate::terrain::hugepages::zeroed_vec;
+use crate::terrain::hugepages::huge_capacity;
 use rayon::prelude::*;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -66,15 +66,14 @@ pub fn build_mesh_into(
     let inv_w = 1.0 / (map.width() - 1).max(1) as f32;
     let inv_h = 1.0 / (map.height() - 1).max(1) as f32;
     let same_grid = mesh.columns == cols && mesh.rows == rows && !mesh.indices.is_empty();
-    // A new size gets freshly zeroed buffers (on huge pages, touched
-    // first by the parallel fill below) rather than `resize`, whose
-    // serial zeroing would take every page fault on one thread.
+    // The fill below writes every value, so the buffers are refilled from
+    // empty: a rebuild at the same size keeps their memory, a larger one
+    // gets fresh memory on huge pages, first touched by the parallel fill
+    // (no serial zeroing, no page faults taken on one thread).
     let n = cols * rows;
-    if mesh.positions.len() != n {
-        mesh.positions = zeroed_vec(n);
-        mesh.normals = zeroed_vec(n);
-        mesh.uvs = zeroed_vec(n);
-    }
+    refill_from_empty(&mut mesh.positions, n);
+    refill_from_empty(&mut mesh.normals, n);
+    refill_from_empty(&mut mesh.uvs, n);
     mesh.columns = cols;
     mesh.rows = rows;
     if !same_grid {
@@ -86,32 +85,51 @@ pub fn build_mesh_into(
         uvs,
         ..
     } = mesh;
-    positions
+    positions.spare_capacity_mut()[..n]
         .par_chunks_mut(cols)
-        .zip(normals.par_chunks_mut(cols))
-        .zip(uvs.par_chunks_mut(cols))
+        .zip(normals.spare_capacity_mut()[..n].par_chunks_mut(cols))
+        .zip(uvs.spare_capacity_mut()[..n].par_chunks_mut(cols))
         .enumerate()
         .for_each(|(j, ((pos_row, normal_row), uv_row))| {
+            debug_assert_eq!(pos_row.len(), xs.len());
             let y = ys[j];
             let (yu, yd) = (ys[j.saturating_sub(1)], ys[(j + 1).min(rows - 1)]);
             let dz_scale = height_scale / ((yd - yu).max(1) as f32 * cell_size);
             let (row, row_up, row_down) = (map.row(y), map.row(yu), map.row(yd));
             for (i, &x) in xs.iter().enumerate() {
                 let h = row[x] * height_scale;
-                pos_row[i] = [
+                pos_row[i].write([
                     x as f32 * cell_size - half_w,
                     h,
                     y as f32 * cell_size - half_h,
-                ];
-                uv_row[i] = [x as f32 * inv_w, y as f32 * inv_h];
+                ]);
+                uv_row[i].write([x as f32 * inv_w, y as f32 * inv_h]);
                 // Central differences over the kept neighbours.
                 let (xl, xr) = (xs[i.saturating_sub(1)], xs[(i + 1).min(cols - 1)]);
                 let dx = (row[xr] - row[xl]) * height_scale / ((xr - xl).max(1) as f32 * cell_size);
                 let dz = (row_down[x] - row_up[x]) * dz_scale;
                 let inv_len = 1.0 / (dx * dx + 1.0 + dz * dz).sqrt();
-                normal_row[i] = [-dx * inv_len, inv_len, -dz * inv_len];
+                normal_row[i].write([-dx * inv_len, inv_len, -dz * inv_len]);
             }
         });
+    // SAFETY: the fill wrote all n values of each buffer: n = cols·rows,
+    // so there are `rows` chunks of `cols`, and each chunk's loop writes
+    // index i for every i < cols (`xs.len() == cols`).
+    unsafe {
+        positions.set_len(n);
+        normals.set_len(n);
+        uvs.set_len(n);
+    }
+}
+
+/// Empties `buffer` with room for `len` values, reusing its memory when
+/// it has room and taking fresh huge-page memory otherwise.
+fn refill_from_empty<T>(buffer: &mut Vec<T>, len: usize) {
+    if buffer.capacity() >= len {
+        buffer.clear();
+    } else {
+        *buffer = huge_capacity(len);
+    }
 }
 
 /// Triangle indices of a `cols x rows` vertex grid, counter-clockwise seen
@@ -120,8 +138,9 @@ pub fn grid_indices(cols: usize, rows: usize) -> Vec<u32> {
     if cols < 2 || rows < 2 {
         return Vec::new();
     }
-    let mut indices: Vec<u32> = zeroed_vec((cols - 1) * (rows - 1) * 6);
-    indices
+    let len = (cols - 1) * (rows - 1) * 6;
+    let mut indices: Vec<u32> = huge_capacity(len);
+    indices.spare_capacity_mut()[..len]
         .par_chunks_mut((cols - 1) * 6)
         .enumerate()
         .for_each(|(j, out)| {
@@ -130,9 +149,14 @@ pub fn grid_indices(cols: usize, rows: usize) -> Vec<u32> {
                 let b = a + 1;
                 let c = a + cols as u32;
                 let d = c + 1;
-                quad.copy_from_slice(&[a, c, b, b, c, d]);
+                for (slot, index) in quad.iter_mut().zip([a, c, b, b, c, d]) {
+                    slot.write(index);
+                }
             }
         });
+    // SAFETY: `len` is (rows − 1) chunks of (cols − 1) quads of 6, and
+    // every quad writes all 6 of its slots.
+    unsafe { indices.set_len(len) };
     indices
 }
 

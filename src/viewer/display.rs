@@ -118,11 +118,14 @@ pub fn texture_size(map_width: usize, map_height: usize) -> (usize, usize) {
     (w, h)
 }
 
+/// The terrain's mesh and texture live in the render world only: with
+/// the main world keeping them too, every upload would first clone the
+/// whole mesh (59 MB at 1025²) on the frame's critical path. Nothing in
+/// the main world reads them back.
+const RENDER_ONLY: RenderAssetUsages = RenderAssetUsages::RENDER_WORLD;
+
 fn to_bevy_mesh(data: MeshData) -> Mesh {
-    Mesh::new(
-        PrimitiveTopology::TriangleList,
-        RenderAssetUsages::default(),
-    )
+    Mesh::new(PrimitiveTopology::TriangleList, RENDER_ONLY)
     .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, data.positions)
     .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals)
     .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, data.uvs)
@@ -139,7 +142,7 @@ fn to_bevy_image(width: usize, height: usize, rgba: Vec<u8>) -> Image {
         TextureDimension::D2,
         rgba,
         TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::default(),
+        RENDER_ONLY,
     );
     // Clamp so the texture does not bleed from one edge to the other.
     image.sampler = ImageSampler::Descriptor(ImageSamplerDescriptor {
