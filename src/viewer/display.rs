@@ -126,10 +126,10 @@ const RENDER_ONLY: RenderAssetUsages = RenderAssetUsages::RENDER_WORLD;
 
 fn to_bevy_mesh(data: MeshData) -> Mesh {
     Mesh::new(PrimitiveTopology::TriangleList, RENDER_ONLY)
-    .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, data.positions)
-    .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals)
-    .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, data.uvs)
-    .with_inserted_indices(Indices::U32(data.indices))
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, data.positions)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, data.uvs)
+        .with_inserted_indices(Indices::U32(data.indices))
 }
 
 fn to_bevy_image(width: usize, height: usize, rgba: Vec<u8>) -> Image {

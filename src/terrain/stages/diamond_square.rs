@@ -13,6 +13,7 @@ use crate::terrain::rng::{StageRng, at_word, unit_from_word};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -123,21 +124,24 @@ impl DiamondSquare {
             // computed in parallel straight into the grid.
             {
                 let (writes, reads) = split_rows(grid, n, |y| y % step == half);
-                writes
-                    .into_par_iter()
-                    .for_each_init(Vec::new, |words, (y, row)| {
-                        let count = (n - half).div_ceil(step);
-                        row_words(&mut row_rng(level, 0, y), words, count);
-                        let (above, below) = (reads[y - half], reads[y + half]);
-                        for (k, &word) in words.iter().enumerate() {
-                            let x = half + k * step;
-                            let sum = above[x - half]
-                                + above[x + half]
-                                + below[x - half]
-                                + below[x + half];
-                            row[x] = sum * 0.25 + (unit_from_word(word) - 0.5) * scale;
-                        }
-                    });
+                for_each_row(writes, n / step, |scratch, (y, row)| {
+                    let count = (n - half).div_ceil(step);
+                    let offsets = scratch.offsets(&mut row_rng(level, 0, y), count, scale);
+                    let (above, below) = (reads[y - half], reads[y + half]);
+                    // Point k sits at x = half + k·step and averages the
+                    // lattice points at x ± half of the rows around it.
+                    // Strided iterators instead of indices: no bounds
+                    // check per load.
+                    let points = row[half..].iter_mut().step_by(step);
+                    for ((((cell, &a0), &a1), (&b0, &b1)), &offset) in points
+                        .zip(strided(above, 0, step))
+                        .zip(strided(above, step, step))
+                        .zip(strided(below, 0, step).zip(strided(below, step, step)))
+                        .zip(offsets)
+                    {
+                        *cell = (a0 + a1 + b0 + b1) * 0.25 + offset;
+                    }
+                });
             }
             // Square phase: edge midpoints, wrapping across the border.
             // Odd-multiple rows first (reading the lattice rows above and
@@ -155,34 +159,44 @@ impl DiamondSquare {
                 let (writes, reads) = split_rows(grid, n, |y| {
                     y % half == 0 && ((y / half) % 2 == 1) == centre_rows
                 });
-                writes
-                    .into_par_iter()
-                    .for_each_init(Vec::new, |words, (y, row)| {
-                        let first = first_column(y);
-                        let count = (n - first).div_ceil(step);
-                        row_words(&mut row_rng(level, 1, y), words, count);
-                        let (up, down) =
-                            (wrap_back(y, half, period), wrap_forward(y, half, period));
-                        let (above, below) = (reads[up], reads[down]);
-                        let point =
-                            |row: &[f32], x: usize, left: usize, right: usize, word: u32| {
-                                let sum = above[x] + below[x] + row[left] + row[right];
-                                sum * 0.25 + (unit_from_word(word) - 0.5) * scale
-                            };
-                        // Only the first and last points can wrap; the rest
-                        // take their neighbours directly.
-                        let last = count - 1;
-                        for (k, &word) in words.iter().enumerate() {
-                            let x = first + k * step;
-                            row[x] = if k == 0 || k == last {
-                                let (left, right) =
-                                    (wrap_back(x, half, period), wrap_forward(x, half, period));
-                                point(row, x, left, right, word)
-                            } else {
-                                point(row, x, x - half, x + half, word)
-                            };
+                for_each_row(writes, n / step, |scratch, (y, row)| {
+                    let first = first_column(y);
+                    let count = (n - first).div_ceil(step);
+                    let offsets = scratch.offsets(&mut row_rng(level, 1, y), count, scale);
+                    let (up, down) = (wrap_back(y, half, period), wrap_forward(y, half, period));
+                    let (above, below) = (reads[up], reads[down]);
+                    let point = |row: &[f32], x: usize, left: usize, right: usize, offset: f32| {
+                        let sum = above[x] + below[x] + row[left] + row[right];
+                        sum * 0.25 + offset
+                    };
+                    // Only the first and last points can wrap; the rest
+                    // take their neighbours directly, with no branch.
+                    let last = count - 1;
+                    for k in [0, last] {
+                        let x = first + k * step;
+                        let (left, right) =
+                            (wrap_back(x, half, period), wrap_forward(x, half, period));
+                        row[x] = point(row, x, left, right, offsets[k]);
+                    }
+                    if last > 1 {
+                        // Points 1..last at x = first + k·step, as strided
+                        // iterators (no bounds check per load). A point's
+                        // row neighbours x ± half are of the other parity,
+                        // never written here; cells let one row be read
+                        // and written through shared views.
+                        let cells = Cell::from_mut(&mut row[..]).as_slice_of_cells();
+                        let from = first + step;
+                        for ((((cell, left), right), (&a, &b)), &offset) in
+                            strided(cells, from, step)
+                                .zip(strided(cells, from - half, step))
+                                .zip(strided(cells, from + half, step))
+                                .zip(strided(above, from, step).zip(strided(below, from, step)))
+                                .zip(&offsets[1..last])
+                        {
+                            cell.set((a + b + left.get() + right.get()) * 0.25 + offset);
                         }
-                    });
+                    }
+                });
             }
             let edge_rows = (0..n).step_by(half);
             // A border point and its wrapped twin on the opposite side are
@@ -206,13 +220,51 @@ impl DiamondSquare {
     }
 }
 
-/// `(i + period - half) % period` without a division (hot loop).
-/// The next `count` words of `rng` into `words`, in one bulk fill: the
-/// same values, in the same order, as `count` calls of `next_u32`.
-fn row_words(rng: &mut StageRng, words: &mut Vec<u32>, count: usize) {
-    words.clear();
-    words.resize(count, 0);
-    rng.fill(&mut words[..]);
+/// One worker's scratch: a row's random words and the offsets made of
+/// them.
+#[derive(Default)]
+struct RowScratch {
+    words: Vec<u32>,
+    offsets: Vec<f32>,
+}
+
+impl RowScratch {
+    /// The next `count` random offsets of `rng`, uniform in ±scale/2:
+    /// the words come in one bulk fill (the same values, in the same
+    /// order, as `count` calls of `next_u32`), and the conversion is a
+    /// separate loop that vectorises.
+    fn offsets(&mut self, rng: &mut StageRng, count: usize, scale: f32) -> &[f32] {
+        self.words.clear();
+        self.words.resize(count, 0);
+        rng.fill(&mut self.words[..]);
+        self.offsets.clear();
+        self.offsets.extend(
+            self.words
+                .iter()
+                .map(|&word| (unit_from_word(word) - 0.5) * scale),
+        );
+        &self.offsets
+    }
+}
+
+/// Runs `write_row(scratch, row)` over the rows one phase writes (about
+/// `points_per_row` points each), in parallel only where the phase has
+/// enough points to pay for waking the thread pool: the coarse levels
+/// have a handful.
+fn for_each_row<'a>(
+    rows: RowsToWrite<'a>,
+    points_per_row: usize,
+    write_row: impl Fn(&mut RowScratch, (usize, &'a mut [f32])) + Sync + Send,
+) {
+    const PARALLEL_POINTS: usize = 1 << 15;
+    if rows.len() * points_per_row < PARALLEL_POINTS {
+        let mut scratch = RowScratch::default();
+        rows.into_iter()
+            .for_each(|row| write_row(&mut scratch, row));
+    } else {
+        rows.into_par_iter()
+            .for_each_init(RowScratch::default, write_row);
+    }
 }
 
 /// Rows one phase writes, with their row index.
@@ -239,6 +291,16 @@ fn split_rows(
     (writes, reads)
 }
 
+/// Every `step`-th value of `values` from index `from` on.
+fn strided<T>(
+    values: &[T],
+    from: usize,
+    step: usize,
+) -> std::iter::StepBy<std::slice::Iter<'_, T>> {
+    values[from..].iter().step_by(step)
+}
+
+/// `(i + period - half) % period` without a division (hot loop).
 #[inline]
 fn wrap_back(i: usize, half: usize, period: usize) -> usize {
     if i >= half {
