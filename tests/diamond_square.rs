@@ -151,7 +151,13 @@ fn naive_lattice(ds: &DiamondSquare, n: usize, seed: u64) -> Vec<f32> {
                 g[y * n + x] = sum * 0.25 + offset(words[(x - half) / step]);
             }
         }
-        let first_column = |y: usize| if (y / half).is_multiple_of(2) { half } else { 0 };
+        let first_column = |y: usize| {
+            if (y / half).is_multiple_of(2) {
+                half
+            } else {
+                0
+            }
+        };
         let before = g.clone();
         for y in (0..n).step_by(half) {
             let words = row_words(level, 1, y);

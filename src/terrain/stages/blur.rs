@@ -64,7 +64,7 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
     let width = map.width();
     let height = map.height();
     // Halos stay a small share of the work at large radii.
-    let band_rows = BAND_ROWS.max(4 * radius);
+    let band_rows = BAND_ROWS.max(16 * radius);
     let bands = height.div_ceil(band_rows);
     let halo = radius.min(height);
     let per_band = 2 * halo * width;
@@ -76,19 +76,29 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
         halo_sums
             .par_chunks_mut(per_band)
             .enumerate()
-            .for_each(|(band, out)| {
+            .for_each_init(WindowScratch::default, |window_scratch, (band, out)| {
                 let first = band * band_rows;
                 let last = band_last(first);
                 let (top, bottom) = out.split_at_mut(halo * width);
                 for (j, sums) in top.chunks_exact_mut(width).enumerate() {
                     if let Some(y) = (first + j).checked_sub(halo) {
-                        horizontal_window_sums(&source[y * width..(y + 1) * width], radius, sums);
+                        horizontal_window_sums(
+                            &source[y * width..(y + 1) * width],
+                            radius,
+                            sums,
+                            window_scratch,
+                        );
                     }
                 }
                 for (j, sums) in bottom.chunks_exact_mut(width).enumerate() {
                     let y = last + 1 + j;
                     if y < height {
-                        horizontal_window_sums(&source[y * width..(y + 1) * width], radius, sums);
+                        horizontal_window_sums(
+                            &source[y * width..(y + 1) * width],
+                            radius,
+                            sums,
+                            window_scratch,
+                        );
                     }
                 }
             });
@@ -103,8 +113,8 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
         .par_chunks_mut(width * band_rows)
         .enumerate()
         .for_each_init(
-            || (Vec::new(), Vec::new()),
-            |(ring, acc), (band, out)| {
+            || (Vec::new(), Vec::new(), WindowScratch::default()),
+            |(ring, acc, window_scratch), (band, out)| {
                 let first = band * band_rows;
                 let last = first + out.len() / width - 1;
                 let band_halo = &halo_sums[band * per_band..(band + 1) * per_band];
@@ -115,13 +125,17 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
                 acc.resize(width, 0.0f32);
                 // Sums of row `y`: a neighbour's from the halo, this band's
                 // from the ring (filled by `load` while the row is intact).
-                let load = |ring: &mut Vec<f32>, out: &[f32], y: usize| {
+                let load = |ring: &mut Vec<f32>,
+                            window_scratch: &mut WindowScratch,
+                            out: &[f32],
+                            y: usize| {
                     let slot = (y - first) % slots;
                     let row = &out[(y - first) * width..(y - first + 1) * width];
                     horizontal_window_sums(
                         row,
                         radius,
                         &mut ring[slot * width..(slot + 1) * width],
+                        window_scratch,
                     );
                 };
                 let sums = |y: usize| {
@@ -138,7 +152,7 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
                         let j = yy - last - 1;
                         add_row(acc, &bottom[j * width..(j + 1) * width]);
                     } else {
-                        load(ring, out, yy);
+                        load(ring, window_scratch, out, yy);
                         add_row(acc, &ring[sums(yy)]);
                     }
                 }
@@ -159,7 +173,7 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
                             let j = r - last - 1;
                             add_row(acc, &bottom[j * width..(j + 1) * width]);
                         } else {
-                            load(ring, out, r);
+                            load(ring, window_scratch, out, r);
                             add_row(acc, &ring[sums(r)]);
                         }
                     }
@@ -191,7 +205,21 @@ fn sub_row(acc: &mut [f32], row: &[f32]) {
     }
 }
 
-fn horizontal_window_sums(row: &[f32], radius: usize, out: &mut [f32]) {
+/// Scratch rows for [`horizontal_window_sums`].
+#[derive(Default)]
+struct WindowScratch {
+    block: Vec<f32>,
+    next: Vec<f32>,
+}
+
+/// Sum of each cell's horizontal window, `radius` cells either side,
+/// clipped at the row's ends.
+fn horizontal_window_sums(
+    row: &[f32],
+    radius: usize,
+    out: &mut [f32],
+    scratch: &mut WindowScratch,
+) {
     let width = row.len();
     if radius == 1 && width >= 3 {
         // The common 3x3 case: direct sums vectorise, where the running
@@ -203,17 +231,39 @@ fn horizontal_window_sums(row: &[f32], radius: usize, out: &mut [f32]) {
         }
         return;
     }
-    let mut sum = 0.0f64;
-    for &v in &row[..(radius + 1).min(width)] {
-        sum += v as f64;
-    }
-    for x in 0..width {
-        out[x] = sum as f32;
-        if x + radius + 1 < width {
-            sum += row[x + radius + 1] as f64;
+    // The window (span = 2r + 1 cells) is summed from power-of-two
+    // blocks: blocks of 1, 2, 4, … cells are built by doubling, and the
+    // blocks of span's binary digits are added at increasing offsets.
+    // Every pass is a straight vector loop, about 2·log2(span) of them,
+    // where a running sum is one serial chain of dependent adds per cell.
+    // `padded[j]` is `row[j − r]` with zeros outside, so window x is
+    // `padded[x..x + span]` everywhere and edges need no special case.
+    let span = 2 * radius + 1;
+    let len = width + span - 1;
+    let (block, next) = (&mut scratch.block, &mut scratch.next);
+    block.clear();
+    block.resize(len, 0.0);
+    block[radius..radius + width].copy_from_slice(row);
+    next.clear();
+    next.resize(len, 0.0);
+    out.fill(0.0);
+    let (mut size, mut offset) = (1, 0);
+    loop {
+        // `block[x]` = sum of `padded[x..x + size]`, for x + size ≤ len.
+        if span & size != 0 {
+            for (o, &b) in out.iter_mut().zip(&block[offset..]) {
+                *o += b;
+            }
+            offset += size;
         }
-        if x >= radius {
-            sum -= row[x - radius] as f64;
+        if 2 * size > span {
+            break;
         }
+        let valid = len + 1 - 2 * size;
+        for ((n, &a), &b) in next[..valid].iter_mut().zip(&block[..]).zip(&block[size..]) {
+            *n = a + b;
+        }
+        std::mem::swap(block, next);
+        size *= 2;
     }
 }
