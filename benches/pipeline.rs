@@ -7,6 +7,8 @@ use orogen::terrain::{generate, presets};
 use std::hint::black_box;
 
 fn whole_default(c: &mut Criterion) {
+    // As the binary does at start.
+    orogen::terrain::memory::keep_freed_memory();
     let mut group = c.benchmark_group("default-preset");
     for (side, texture, samples) in [
         (513usize, 512usize, 20usize),

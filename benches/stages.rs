@@ -79,6 +79,8 @@ fn stage_cases() -> Vec<(&'static str, Stage)> {
 }
 
 fn stages(c: &mut Criterion) {
+    // As the binary does at start.
+    orogen::terrain::memory::keep_freed_memory();
     for side in [513usize, 1025, 4097] {
         let map = base_map(side);
         let mut group = c.benchmark_group(format!("stage-{side}"));
@@ -101,6 +103,8 @@ fn stages(c: &mut Criterion) {
 }
 
 fn splat_and_mesh(c: &mut Criterion) {
+    // As the binary does at start.
+    orogen::terrain::memory::keep_freed_memory();
     let map = base_map(1025);
     let tiles = TileSet::default();
     let (images, _) = TileImages::load(&tiles, None);
@@ -120,6 +124,8 @@ fn splat_and_mesh(c: &mut Criterion) {
 }
 
 fn erosion(c: &mut Criterion) {
+    // As the binary does at start.
+    orogen::terrain::memory::keep_freed_memory();
     let map = base_map(1025);
     let mut group = c.benchmark_group("erosion-1025");
     group.sample_size(10);

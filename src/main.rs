@@ -3,6 +3,7 @@ use orogen::cli::{Cli, Command, ViewArgs};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    orogen::terrain::memory::keep_freed_memory();
     let cli = Cli::parse();
     let result = match &cli.command {
         Some(Command::Generate(args)) => orogen::cli::generate(args),

@@ -6,6 +6,7 @@ pub mod heightmap;
 pub mod hugepages;
 pub mod import;
 pub mod mesh;
+pub mod memory;
 pub mod mesh_export;
 pub mod params;
 pub mod pipeline;
