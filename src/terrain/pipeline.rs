@@ -150,7 +150,7 @@ impl Pipeline {
             }
             let start = Instant::now();
             if entry.enabled {
-                let mut map = (*current).clone();
+                let mut map = current.parallel_copy();
                 let mut ctx = StageContext {
                     rng: stage_rng(recipe.seed, index),
                     base_dir: self.base_dir.clone(),
