@@ -67,6 +67,24 @@ impl Heightmap {
         }
     }
 
+    /// A cell that is infinite or NaN, if any. Each chunk is scanned by a
+    /// branch-free loop that vectorises (all exponent bits set means not
+    /// finite); only a chunk that has one is searched for it.
+    pub fn first_non_finite(&self) -> Option<f32> {
+        const CHUNK: usize = 1 << 14;
+        const EXPONENT: u32 = 0x7f80_0000;
+        self.data.par_chunks(CHUNK).find_map_first(|chunk| {
+            let any = chunk
+                .iter()
+                .fold(false, |any, v| any | (v.to_bits() & EXPONENT == EXPONENT));
+            if any {
+                chunk.iter().copied().find(|v| !v.is_finite())
+            } else {
+                None
+            }
+        })
+    }
+
     pub fn width(&self) -> usize {
         self.width
     }
@@ -188,6 +206,21 @@ impl Heightmap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_finite_cells_are_found_anywhere() {
+        let mut map = Heightmap::new(300, 301);
+        assert_eq!(map.first_non_finite(), None);
+        map.set(299, 300, f32::MAX);
+        assert_eq!(map.first_non_finite(), None);
+        for (x, y, bad) in [(0, 0, f32::INFINITY), (150, 200, f32::NEG_INFINITY)] {
+            let mut m = map.clone();
+            m.set(x, y, bad);
+            assert_eq!(m.first_non_finite(), Some(bad));
+        }
+        map.set(299, 300, f32::NAN);
+        assert!(map.first_non_finite().is_some_and(f32::is_nan));
+    }
 
     #[test]
     fn parallel_copy_equals_clone_at_any_size() {

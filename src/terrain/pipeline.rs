@@ -5,7 +5,6 @@ use crate::terrain::heightmap::Heightmap;
 use crate::terrain::recipe::{Recipe, StageEntry};
 use crate::terrain::rng::stage_rng;
 use crate::terrain::stages::{StageContext, StageError};
-use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -168,7 +167,7 @@ impl Pipeline {
                 // Valid parameters can still combine into overflow (say,
                 // several Multiply layers near their limits): refuse it
                 // here rather than export infinities.
-                if let Some(bad) = map.data().par_iter().find_any(|v| !v.is_finite()) {
+                if let Some(bad) = map.first_non_finite() {
                     return Err(PipelineError::Stage {
                         index,
                         kind: entry.stage.kind(),
