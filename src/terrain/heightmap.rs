@@ -143,6 +143,16 @@ impl Heightmap {
         }
     }
 
+    /// Lowest and highest cell: [`stats`](Self::stats) without the mean,
+    /// for callers that need only the range.
+    pub fn range(&self) -> (f32, f32) {
+        const CHUNK: usize = 1 << 16;
+        self.data.par_chunks(CHUNK).map(chunk_range).reduce(
+            || (f32::INFINITY, f32::NEG_INFINITY),
+            |a, b| (a.0.min(b.0), a.1.max(b.1)),
+        )
+    }
+
     /// True bilinear interpolation at fractional cell coordinates, clamped
     /// to the map.
     pub fn sample_bilinear(&self, x: f32, y: f32) -> f32 {
@@ -223,6 +233,18 @@ mod tests {
     }
 
     #[test]
+    fn range_equals_the_stats_extremes() {
+        for (w, h) in [(1, 1), (9, 7), (1025, 70)] {
+            let data = (0..w * h)
+                .map(|i| (i as f32 * 0.71).sin() * i as f32)
+                .collect();
+            let map = Heightmap::from_vec(w, h, data).unwrap();
+            let stats = map.stats();
+            assert_eq!(map.range(), (stats.min, stats.max));
+        }
+    }
+
+    #[test]
     fn parallel_copy_equals_clone_at_any_size() {
         for (w, h) in [(1, 1), (7, 3), (300, 500), (1025, 70)] {
             let data = (0..w * h).map(|i| (i as f32 * 0.37).sin()).collect();
@@ -249,6 +271,31 @@ mod tests {
         let c = map.cropped(2, 2);
         assert_eq!(c.data(), &[1.0, 2.0, 4.0, 5.0]);
     }
+}
+
+/// Minimum and maximum of one chunk, in eight lanes like [`chunk_stats`]
+/// but without the sums, whose conversions to f64 cost more than the
+/// comparisons.
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn chunk_range(chunk: &[f32]) -> (f32, f32) {
+    let mut mins = [f32::INFINITY; 8];
+    let mut maxs = [f32::NEG_INFINITY; 8];
+    let lanes = chunk.chunks_exact(8);
+    let rest = lanes.remainder();
+    for lane in lanes {
+        for j in 0..8 {
+            let v = lane[j];
+            mins[j] = if v < mins[j] { v } else { mins[j] };
+            maxs[j] = if v > maxs[j] { v } else { maxs[j] };
+        }
+    }
+    for (j, &v) in rest.iter().enumerate() {
+        mins[j] = if v < mins[j] { v } else { mins[j] };
+        maxs[j] = if v > maxs[j] { v } else { maxs[j] };
+    }
+    let min = mins.iter().fold(f32::INFINITY, |a, &b| a.min(b));
+    let max = maxs.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    (min, max)
 }
 
 /// Minimum, maximum and sum of one chunk, compiled for AVX2 too (chosen

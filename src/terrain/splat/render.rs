@@ -5,6 +5,7 @@ use super::slope::slope_row;
 use super::weights::WeightRules;
 use super::{SplatTexture, TileImages, TileSet};
 use crate::terrain::heightmap::Heightmap;
+use crate::terrain::hugepages::huge_capacity;
 use rayon::prelude::*;
 
 /// Where texel column (or row) `t` of `texels` samples a map axis of
@@ -121,8 +122,8 @@ pub fn render_splat(
     width: usize,
     height: usize,
 ) -> SplatTexture {
-    let stats = map.stats();
-    let set = tiles.effective(stats.min, stats.max);
+    let (min, max) = map.range();
+    let set = tiles.effective(min, max);
     let k = set.tiles.len();
     let rules = WeightRules::new(&set.tiles);
     let columns = ColumnSamples::new(width, map.width());
@@ -131,8 +132,8 @@ pub fn render_splat(
     let tile_columns: Vec<TileColumns> = (0..k)
         .map(|i| TileColumns::new(width, set.tiles[i].scale, image_of(i).width()))
         .collect();
-    let mut rgb = vec![0u8; width * height * 3];
-    let mut weights = vec![0u8; width * height * k];
+    let mut rgb = zeroed_in_parallel(width * height * 3);
+    let mut weights = zeroed_in_parallel(width * height * k);
     // Each texel row writes one row in every tile's weight plane.
     let mut weight_rows: Vec<Vec<&mut [u8]>> = (0..height).map(|_| Vec::with_capacity(k)).collect();
     for plane in weights.chunks_exact_mut((width * height).max(1)) {
@@ -176,6 +177,22 @@ pub fn render_splat(
         weights,
         tiles: k,
     }
+}
+
+/// `vec![0u8; len]` zeroed by every thread: reused heap memory would
+/// otherwise be cleared by one thread before the render starts.
+fn zeroed_in_parallel(len: usize) -> Vec<u8> {
+    let mut bytes = huge_capacity(len);
+    bytes.spare_capacity_mut()[..len]
+        .par_chunks_mut(1 << 16)
+        .for_each(|chunk| {
+            for b in chunk {
+                b.write(0);
+            }
+        });
+    // SAFETY: the chunks cover all `len` bytes and each one is written.
+    unsafe { bytes.set_len(len) };
+    bytes
 }
 
 /// What every texel row of one render shares.
