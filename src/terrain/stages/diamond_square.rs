@@ -126,8 +126,12 @@ impl DiamondSquare {
                 let (writes, reads) = split_rows(grid, n, |y| y % step == half);
                 for_each_row(writes, n / step, |scratch, (y, row)| {
                     let count = (n - half).div_ceil(step);
-                    let offsets = scratch.offsets(&mut row_rng(level, 0, y), count, scale);
+                    let (offsets, lanes) = scratch.offsets(&mut row_rng(level, 0, y), count, scale);
                     let (above, below) = (reads[y - half], reads[y + half]);
+                    if step == 2 {
+                        lanes.diamond_pairs(row, above, below, offsets);
+                        return;
+                    }
                     // Point k sits at x = half + k·step and averages the
                     // lattice points at x ± half of the rows around it.
                     // Strided iterators instead of indices: no bounds
@@ -162,7 +166,7 @@ impl DiamondSquare {
                 for_each_row(writes, n / step, |scratch, (y, row)| {
                     let first = first_column(y);
                     let count = (n - first).div_ceil(step);
-                    let offsets = scratch.offsets(&mut row_rng(level, 1, y), count, scale);
+                    let (offsets, lanes) = scratch.offsets(&mut row_rng(level, 1, y), count, scale);
                     let (up, down) = (wrap_back(y, half, period), wrap_forward(y, half, period));
                     let (above, below) = (reads[up], reads[down]);
                     let point = |row: &[f32], x: usize, left: usize, right: usize, offset: f32| {
@@ -178,7 +182,9 @@ impl DiamondSquare {
                             (wrap_back(x, half, period), wrap_forward(x, half, period));
                         row[x] = point(row, x, left, right, offsets[k]);
                     }
-                    if last > 1 {
+                    if last > 1 && step == 2 {
+                        lanes.square_pairs(row, above, below, first + 2, &offsets[1..last]);
+                    } else if last > 1 {
                         // Points 1..last at x = first + k·step, as strided
                         // iterators (no bounds check per load). A point's
                         // row neighbours x ± half are of the other parity,
@@ -226,6 +232,7 @@ impl DiamondSquare {
 struct RowScratch {
     words: Vec<u32>,
     offsets: Vec<f32>,
+    lanes: Lanes,
 }
 
 impl RowScratch {
@@ -233,7 +240,7 @@ impl RowScratch {
     /// the words come in one bulk fill (the same values, in the same
     /// order, as `count` calls of `next_u32`), and the conversion is a
     /// separate loop that vectorises.
-    fn offsets(&mut self, rng: &mut StageRng, count: usize, scale: f32) -> &[f32] {
+    fn offsets(&mut self, rng: &mut StageRng, count: usize, scale: f32) -> (&[f32], &mut Lanes) {
         self.words.clear();
         self.words.resize(count, 0);
         rng.fill(&mut self.words[..]);
@@ -243,8 +250,103 @@ impl RowScratch {
                 .iter()
                 .map(|&word| (unit_from_word(word) - 0.5) * scale),
         );
-        &self.offsets
+        (&self.offsets, &mut self.lanes)
     }
+}
+
+/// The last level (step 2) holds three quarters of all points. Its rows
+/// are done in passes that vectorise, where a strided walk does not: the
+/// neighbours every other cell are gathered into contiguous rows, summed
+/// in the same order as the general code (so the same bits), and stored
+/// back every other cell.
+#[derive(Default)]
+struct Lanes {
+    a: Vec<f32>,
+    b: Vec<f32>,
+    c: Vec<f32>,
+    d: Vec<f32>,
+    values: Vec<f32>,
+}
+
+impl Lanes {
+    /// Diamond phase, step 2: point k at x = 2k + 1 averages the lattice
+    /// points x ± 1 of the rows above and below.
+    fn diamond_pairs(&mut self, row: &mut [f32], above: &[f32], below: &[f32], offsets: &[f32]) {
+        let count = offsets.len();
+        every_other(above, 0, count + 1, &mut self.a);
+        every_other(below, 0, count + 1, &mut self.b);
+        self.values.clear();
+        self.values.resize(count, 0.0);
+        for (((v, (&a0, &a1)), (&b0, &b1)), &offset) in self
+            .values
+            .iter_mut()
+            .zip(self.a.iter().zip(&self.a[1..]))
+            .zip(self.b.iter().zip(&self.b[1..]))
+            .zip(offsets)
+        {
+            *v = (a0 + a1 + b0 + b1) * 0.25 + offset;
+        }
+        store_every_other(row, 1, &self.values);
+    }
+
+    /// Square phase, step 2, points that do not wrap: point k at
+    /// x = from + 2k reads the rows above and below at x and its own row
+    /// at x ± 1 (the other parity, which this phase does not write).
+    fn square_pairs(
+        &mut self,
+        row: &mut [f32],
+        above: &[f32],
+        below: &[f32],
+        from: usize,
+        offsets: &[f32],
+    ) {
+        let count = offsets.len();
+        every_other(above, from, count, &mut self.a);
+        every_other(below, from, count, &mut self.b);
+        every_other(row, from - 1, count, &mut self.c);
+        every_other(row, from + 1, count, &mut self.d);
+        self.values.clear();
+        self.values.resize(count, 0.0);
+        for ((((v, &a), &b), (&left, &right)), &offset) in self
+            .values
+            .iter_mut()
+            .zip(&self.a)
+            .zip(&self.b)
+            .zip(self.c.iter().zip(&self.d))
+            .zip(offsets)
+        {
+            *v = (a + b + left + right) * 0.25 + offset;
+        }
+        store_every_other(row, from, &self.values);
+    }
+}
+
+/// `out[k] = values[start + 2k]` for k < count. Pairs of cells keep the
+/// stride fixed at 2, which the compiler vectorises with shuffles.
+fn every_other(values: &[f32], start: usize, count: usize, out: &mut Vec<f32>) {
+    out.clear();
+    if count == 0 {
+        return;
+    }
+    out.resize(count, 0.0);
+    let pairs = &values[start..start + 2 * (count - 1)];
+    for (o, pair) in out.iter_mut().zip(pairs.chunks_exact(2)) {
+        *o = pair[0];
+    }
+    out[count - 1] = values[start + 2 * (count - 1)];
+}
+
+/// `cells[start + 2k] = values[k]` for every k, the cells between left
+/// as they are.
+fn store_every_other(cells: &mut [f32], start: usize, values: &[f32]) {
+    let Some((&last, rest)) = values.split_last() else {
+        return;
+    };
+    let pairs = &mut cells[start..start + 2 * rest.len()];
+    for (pair, &v) in pairs.chunks_exact_mut(2).zip(rest) {
+        pair[0] = v;
+    }
+    cells[start + 2 * rest.len()] = last;
 }
 
 /// Runs `write_row(scratch, row)` over the rows one phase writes (about
