@@ -1,10 +1,14 @@
 //! Keeps freed large buffers in the process for the next regeneration.
 //!
-//! Regenerating a 1025² terrain allocates some 90 MB of fresh buffers
-//! (stage maps, splat, mesh). By default glibc maps each large buffer
-//! afresh and unmaps it when freed, so every regeneration pays the kernel
-//! to zero all of it again: at 1025² that was a sixth of the whole run.
-//! Kept in one heap, freed buffers are reused instead, and buffers that
+//! Regenerating a 1025² terrain allocates some 90 MB of buffers (stage
+//! maps, splat, mesh). By default glibc gives much of that back to the
+//! kernel when it is freed: it trims free memory at the top of its heaps,
+//! maps a large buffer afresh until one of that size has been freed, and
+//! gives other threads (the viewer's regeneration job) arenas too small
+//! to hold such buffers, so they are mapped afresh every time. Fresh pages
+//! are zeroed by the kernel on first touch: at 1025² that was a sixth of
+//! the whole run. Kept in one heap, freed buffers are reused instead, and
+//! buffers that
 //! are filled whole are taken uninitialised
 //! ([`huge_capacity`](super::hugepages::huge_capacity)), so reuse costs
 //! nothing. Only how memory is obtained changes, never any value.
