@@ -8,8 +8,7 @@
 //! to hold such buffers, so they are mapped afresh every time. Fresh pages
 //! are zeroed by the kernel on first touch: at 1025² that was a sixth of
 //! the whole run. Kept in one heap, freed buffers are reused instead, and
-//! buffers that
-//! are filled whole are taken uninitialised
+//! buffers that are filled whole are taken uninitialised
 //! ([`huge_capacity`](super::hugepages::huge_capacity)), so reuse costs
 //! nothing. Only how memory is obtained changes, never any value.
 
