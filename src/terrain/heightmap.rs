@@ -273,55 +273,46 @@ mod tests {
     }
 }
 
-/// Minimum and maximum of one chunk, in eight lanes like [`chunk_stats`]
-/// but without the sums, whose conversions to f64 cost more than the
-/// comparisons.
+/// Minimum and maximum of one chunk: [`chunk_stats`] without the sums,
+/// whose conversions to f64 cost more than the comparisons.
 #[multiversion::multiversion(targets("x86_64+avx2"))]
 fn chunk_range(chunk: &[f32]) -> (f32, f32) {
-    let mut mins = [f32::INFINITY; 8];
-    let mut maxs = [f32::NEG_INFINITY; 8];
-    let lanes = chunk.chunks_exact(8);
-    let rest = lanes.remainder();
-    for lane in lanes {
-        for j in 0..8 {
-            let v = lane[j];
-            mins[j] = if v < mins[j] { v } else { mins[j] };
-            maxs[j] = if v > maxs[j] { v } else { maxs[j] };
-        }
-    }
-    for (j, &v) in rest.iter().enumerate() {
-        mins[j] = if v < mins[j] { v } else { mins[j] };
-        maxs[j] = if v > maxs[j] { v } else { maxs[j] };
-    }
-    let min = mins.iter().fold(f32::INFINITY, |a, &b| a.min(b));
-    let max = maxs.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    let (min, max, _) = lane_extremes::<false>(chunk);
     (min, max)
 }
 
 /// Minimum, maximum and sum of one chunk, compiled for AVX2 too (chosen
-/// at run time). Eight lanes of partial minima, maxima and sums break the
+/// at run time).
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn chunk_stats(chunk: &[f32]) -> (f32, f32, f64) {
+    lane_extremes::<true>(chunk)
+}
+
+/// Eight lanes of partial minima, maxima and (if `SUM`) sums break the
 /// latency chains and vectorise; plain comparisons (cells are never NaN)
 /// avoid `f32::min`'s NaN handling, which does not vectorise. Lane j sums
 /// cells j, j + 8, … in order, so the bytes do not depend on the target.
-#[multiversion::multiversion(targets("x86_64+avx2"))]
-fn chunk_stats(chunk: &[f32]) -> (f32, f32, f64) {
+#[inline(always)]
+fn lane_extremes<const SUM: bool>(chunk: &[f32]) -> (f32, f32, f64) {
     let mut mins = [f32::INFINITY; 8];
     let mut maxs = [f32::NEG_INFINITY; 8];
     let mut sums = [0.0f64; 8];
+    let mut take = |j: usize, v: f32| {
+        mins[j] = if v < mins[j] { v } else { mins[j] };
+        maxs[j] = if v > maxs[j] { v } else { maxs[j] };
+        if SUM {
+            sums[j] += v as f64;
+        }
+    };
     let lanes = chunk.chunks_exact(8);
     let rest = lanes.remainder();
     for lane in lanes {
-        for j in 0..8 {
-            let v = lane[j];
-            mins[j] = if v < mins[j] { v } else { mins[j] };
-            maxs[j] = if v > maxs[j] { v } else { maxs[j] };
-            sums[j] += v as f64;
+        for (j, &v) in lane.iter().enumerate() {
+            take(j, v);
         }
     }
     for (j, &v) in rest.iter().enumerate() {
-        mins[j] = if v < mins[j] { v } else { mins[j] };
-        maxs[j] = if v > maxs[j] { v } else { maxs[j] };
-        sums[j] += v as f64;
+        take(j, v);
     }
     let min = mins.iter().fold(f32::INFINITY, |a, &b| a.min(b));
     let max = maxs.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
