@@ -1,0 +1,49 @@
+//! The whole `default` preset: heightmap + splat + mesh.
+
+use criterion::{Criterion, criterion_group};
+use orogen_core::mesh::build_mesh;
+use orogen_core::splat::{TileImages, render_splat};
+use orogen_core::{generate, presets};
+use std::hint::black_box;
+
+fn whole_default(c: &mut Criterion) {
+    let mut group = c.benchmark_group("default-preset");
+    for (side, texture, samples) in [
+        (513usize, 512usize, 20usize),
+        (1025, 1024, 10),
+        (4097, 4096, 10),
+    ] {
+        let mut recipe = presets::load("default").unwrap().unwrap();
+        recipe.width = side as u32;
+        recipe.height = side as u32;
+        let (images, _) = TileImages::load(&recipe.tiles, None);
+        group.sample_size(samples);
+        group.bench_function(format!("{side}"), |b| {
+            b.iter(|| {
+                let out = generate(&recipe, None).unwrap();
+                let splat = render_splat(
+                    &out.map,
+                    recipe.cell_size,
+                    &recipe.tiles,
+                    &images,
+                    texture,
+                    texture,
+                )
+                .expect("the default tiles paint");
+                let mesh = build_mesh(&out.map, recipe.cell_size, 1.0, 1025);
+                black_box((splat.rgb.len(), mesh.positions.len()))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, whole_default);
+
+/// `criterion_main!` with the allocator tuned first, as the binary does at
+/// start, so every figure is measured under the same allocator settings.
+fn main() {
+    orogen_core::memory::keep_freed_memory();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

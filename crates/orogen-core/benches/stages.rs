@@ -1,0 +1,171 @@
+//! One bench per stage at 513², 1025² and 4097², plus splat, mesh and
+//! erosion at 1025².
+
+use criterion::{BenchmarkId, Criterion, criterion_group};
+use orogen_core::Heightmap;
+use orogen_core::mesh::{build_mesh, build_mesh_into};
+use orogen_core::params::Span;
+use orogen_core::rng::stage_rng;
+use orogen_core::splat::{TileImages, TileSet, render_splat};
+use orogen_core::stages::hills_pits::HillLayer;
+use orogen_core::stages::noise::NoiseKind;
+use orogen_core::stages::*;
+use std::hint::black_box;
+
+fn base_map(side: usize) -> Heightmap {
+    let mut map = Heightmap::new(side, side);
+    let mut ctx = StageContext::new(stage_rng(1, 0));
+    DiamondSquare::default().apply(&mut map, &mut ctx).unwrap();
+    map
+}
+
+fn stage_cases() -> Vec<(&'static str, Stage)> {
+    vec![
+        (
+            "random-values",
+            Stage::RandomValues(RandomValues::default()),
+        ),
+        (
+            "diamond-square",
+            Stage::DiamondSquare(DiamondSquare::default()),
+        ),
+        (
+            "blur-r1",
+            Stage::Blur(Blur {
+                passes: 1,
+                radius: 1,
+            }),
+        ),
+        (
+            "blur-r8",
+            Stage::Blur(Blur {
+                passes: 1,
+                radius: 8,
+            }),
+        ),
+        (
+            "hill-features",
+            Stage::HillFeatures(HillFeatures::default()),
+        ),
+        (
+            "hills-and-pits",
+            // The article's recipe scaled to ~2,000 hills and pits, radius 7–28.
+            Stage::HillsAndPits(HillsAndPits {
+                layers: vec![
+                    HillLayer {
+                        count: 1000,
+                        radius: Span::new(14.0, 28.0),
+                        ..HillLayer::hills()
+                    },
+                    HillLayer {
+                        count: 1000,
+                        radius: Span::new(7.0, 11.0),
+                        ..HillLayer::pits()
+                    },
+                ],
+            }),
+        ),
+        (
+            "noise-fbm6",
+            Stage::Noise(NoiseStage {
+                kind: NoiseKind::Fbm,
+                octaves: 6,
+                ..NoiseStage::default()
+            }),
+        ),
+        ("normalize", Stage::Normalize(Normalize::default())),
+        ("terrace", Stage::Terrace(Terrace::default())),
+    ]
+}
+
+fn stages(c: &mut Criterion) {
+    // As the binary does at start.
+    for side in [513usize, 1025, 4097] {
+        let map = base_map(side);
+        let mut group = c.benchmark_group(format!("stage-{side}"));
+        // 4097² runs take tens to hundreds of milliseconds each.
+        group.sample_size(if side > 1025 { 10 } else { 20 });
+        for (name, stage) in stage_cases() {
+            group.bench_with_input(BenchmarkId::from_parameter(name), &stage, |b, stage| {
+                b.iter_batched_ref(
+                    || map.clone(),
+                    |m| {
+                        let mut ctx = StageContext::new(stage_rng(7, 1));
+                        stage.op().apply(m, &mut ctx).unwrap();
+                    },
+                    criterion::BatchSize::LargeInput,
+                )
+            });
+        }
+        group.finish();
+    }
+}
+
+fn splat_and_mesh(c: &mut Criterion) {
+    // As the binary does at start.
+    let map = base_map(1025);
+    let tiles = TileSet::default();
+    let (images, _) = TileImages::load(&tiles, None);
+    let mut group = c.benchmark_group("output-1025");
+    group.sample_size(20);
+    group.bench_function("splat-1024-4-tiles-slope", |b| {
+        b.iter(|| black_box(render_splat(&map, 1.0, &tiles, &images, 1024, 1024).expect("the default tiles paint")))
+    });
+    group.bench_function("mesh-1025-fresh", |b| {
+        b.iter(|| black_box(build_mesh(&map, 1.0, 1.0, 1025)))
+    });
+    let mut mesh = build_mesh(&map, 1.0, 1.0, 1025);
+    group.bench_function("mesh-1025-reused", |b| {
+        b.iter(|| build_mesh_into(&mut mesh, &map, 1.0, 1.0, 1025))
+    });
+    group.finish();
+}
+
+fn erosion(c: &mut Criterion) {
+    // As the binary does at start.
+    let map = base_map(1025);
+    let mut group = c.benchmark_group("erosion-1025");
+    group.sample_size(10);
+    // 200,000 droplets, lifetime 30, brush radius 3: droplets/s = 200k / time.
+    let hydraulic = HydraulicErosion {
+        droplets: 200_000,
+        max_lifetime: 30,
+        brush_radius: 3,
+        ..HydraulicErosion::default()
+    };
+    group.bench_function("hydraulic-200k-droplets", |b| {
+        b.iter_batched_ref(
+            || map.clone(),
+            |m| hydraulic.erode(m, &stage_rng(3, 0)),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    // 10 iterations over 1025² cells: ns per cell per iteration = time / 10.5M.
+    let thermal = Stage::ThermalErosion(ThermalErosion {
+        iterations: 10,
+        ..ThermalErosion::default()
+    });
+    group.bench_function("thermal-10-iterations", |b| {
+        b.iter_batched_ref(
+            || map.clone(),
+            |m| {
+                thermal
+                    .op()
+                    .apply(m, &mut StageContext::new(stage_rng(3, 0)))
+                    .unwrap()
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, stages, splat_and_mesh, erosion);
+
+/// `criterion_main!` with the allocator tuned first, as the binary does at
+/// start, so every figure is measured under the same allocator settings.
+fn main() {
+    orogen_core::memory::keep_freed_memory();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

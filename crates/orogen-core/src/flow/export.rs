@@ -1,0 +1,215 @@
+//! The flow's second half: every requested file built in memory, then
+//! written together into one folder, each atomically.
+
+use crate::heightmap::Heightmap;
+use crate::io::bundle::ExportBundle;
+use crate::io::height_files::{
+    ExportOptions, encode_png16, encode_preview, encode_r16, export_range, quantize,
+};
+use crate::io::mesh_export::{MeshPlan, MeshTexture, mesh_files};
+use crate::io::sidecar::add_sidecar;
+use crate::io::tiled_export::{MapTileGrid, add_map_tile_files};
+use crate::params::Span;
+use crate::recipe::Recipe;
+use crate::splat::{TileImages, add_texture_files, render_splat};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What to write besides the always-written height files (`heightmap.r16`,
+/// `heightmap.png`, `heightmap.preview.png`, `recipe.ron`, `heightmap.json`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExportRequest {
+    /// Byte order, row order and height range of the height files.
+    pub options: ExportOptions,
+    /// `texture.png`, `splat.png` and `splat_<i>.png` at this size in
+    /// texels (width, height).
+    pub texture: Option<(usize, usize)>,
+    /// The map also cut into border-sharing tiles.
+    pub tiles: Option<MapTileGrid>,
+    /// The terrain also as a mesh (textured when `texture` is set).
+    pub mesh: Option<MeshPlan>,
+}
+
+/// What an export wrote, for the user.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportReport {
+    /// Every file written, in the folder.
+    pub written: Vec<PathBuf>,
+    /// The folder written into.
+    pub dir: PathBuf,
+    /// Map size in cells.
+    pub width: usize,
+    /// Map size in cells.
+    pub height: usize,
+    /// World heights stored as 0 and 65535.
+    pub range: Span,
+    /// Problems that did not stop the export (a tile image that could not
+    /// be read and was replaced by its flat colour, say).
+    pub warnings: Vec<String>,
+    /// Milliseconds of each optional part that ran: `splat`, `tiles`,
+    /// `mesh`, in that order.
+    pub timings: Vec<(&'static str, f64)>,
+}
+
+impl ExportReport {
+    /// The one line both the command line and the viewer show.
+    pub fn summary(&self) -> String {
+        format!(
+            "wrote {} files to {} ({}x{}, heights {:.3}..{:.3})",
+            self.written.len(),
+            self.dir.display(),
+            self.width,
+            self.height,
+            self.range.min,
+            self.range.max
+        )
+    }
+}
+
+/// Builds the height files (r16, 16-bit PNG, 8-bit preview) and
+/// `recipe.ron`; returns them with the height range they store. The
+/// sidecar comes last, once every other file is known.
+pub fn heightmap_bundle(
+    map: &Heightmap,
+    recipe: &Recipe,
+    opts: &ExportOptions,
+) -> Result<(ExportBundle, Span), String> {
+    let range = export_range(map, opts);
+    let values = quantize(map, range);
+    let w = map.width();
+    let mut bundle = ExportBundle::default();
+    bundle.add(
+        "heightmap.r16",
+        encode_r16(&values, w, opts.byte_order, opts.flip_y),
+    );
+    bundle.add("heightmap.png", encode_png16(&values, w, opts.flip_y)?);
+    bundle.add("heightmap.preview.png", encode_preview(&values, w)?);
+    bundle.add("recipe.ron", recipe.to_ron()?.into_bytes());
+    Ok((bundle, range))
+}
+
+/// Exports `map`, generated from `recipe`, into `dir` (created if
+/// missing). Tile images resolve against `base_dir`. Nothing is written
+/// unless every file could be built; a failed write removes the files it
+/// created.
+pub fn export_map(
+    map: &Heightmap,
+    recipe: &Recipe,
+    base_dir: Option<&Path>,
+    request: &ExportRequest,
+    dir: &Path,
+) -> Result<ExportReport, String> {
+    let opts = &request.options;
+    let (mut bundle, range) = heightmap_bundle(map, recipe, opts)?;
+    let mut warnings = Vec::new();
+    let mut timings = Vec::new();
+    let mut tiles_json = None;
+    if let Some((width, height)) = request.texture {
+        let start = Instant::now();
+        let (images, image_warnings) = TileImages::load(&recipe.tiles, base_dir);
+        warnings.extend(image_warnings);
+        let splat = render_splat(map, recipe.cell_size, &recipe.tiles, &images, width, height)?;
+        add_texture_files(&mut bundle, &splat)?;
+        timings.push(("splat", millis_since(start)));
+        let stats = map.stats();
+        let effective = recipe.tiles.effective(stats.min, stats.max);
+        tiles_json = Some(serde_json::to_value(&effective.tiles).map_err(|e| e.to_string())?);
+    }
+    let mut tiles_grid = None;
+    if let Some(grid) = &request.tiles {
+        let start = Instant::now();
+        tiles_grid = Some(add_map_tile_files(&mut bundle, map, range, opts, grid)?);
+        timings.push(("tiles", millis_since(start)));
+    }
+    if let Some(plan) = &request.mesh {
+        let start = Instant::now();
+        add_mesh(&mut bundle, map, recipe.cell_size, plan)?;
+        timings.push(("mesh", millis_since(start)));
+    }
+    add_sidecar(
+        &mut bundle,
+        map,
+        recipe,
+        opts,
+        range,
+        tiles_json,
+        tiles_grid,
+    )?;
+    let written = bundle.write_to(dir)?;
+    Ok(ExportReport {
+        written,
+        dir: dir.to_path_buf(),
+        width: map.width(),
+        height: map.height(),
+        range,
+        warnings,
+        timings,
+    })
+}
+
+/// Adds the mesh, textured with texture.png when the export made one.
+fn add_mesh(
+    bundle: &mut ExportBundle,
+    map: &Heightmap,
+    cell_size: f32,
+    plan: &MeshPlan,
+) -> Result<(), String> {
+    const TEXTURE: &str = "texture.png";
+    // The GLB embeds the PNG; the OBJ's material refers to the file.
+    let texture = bundle.get(TEXTURE).map(|png| MeshTexture {
+        png,
+        file_name: TEXTURE,
+    });
+    for (name, bytes) in mesh_files(map, cell_size, plan, texture)? {
+        bundle.add(name, bytes);
+    }
+    Ok(())
+}
+
+fn millis_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::mesh_export::MeshFormat;
+
+    fn small_map() -> Heightmap {
+        let data = (0..9 * 9).map(|i| (i % 7) as f32 * 3.0 - 4.0).collect();
+        Heightmap::from_vec(9, 9, data).expect("81 values make a 9x9 map")
+    }
+
+    #[test]
+    fn writes_what_was_asked_and_reports_it() {
+        let dir = tempfile::tempdir().expect("a temp folder");
+        let out = dir.path().join("export");
+        let request = ExportRequest {
+            texture: Some((16, 16)),
+            tiles: Some(crate::io::tiled_export::map_tile_grid(9, 9, 2).expect("9 splits in 2")),
+            mesh: Some(MeshPlan {
+                format: MeshFormat::Obj,
+                max_side: 9,
+            }),
+            ..ExportRequest::default()
+        };
+        let report = export_map(&small_map(), &Recipe::default(), None, &request, &out)
+            .expect("the export succeeds");
+        let mut names: Vec<String> = std::fs::read_dir(&out)
+            .expect("the folder exists")
+            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), report.written.len());
+        for name in ["heightmap.r16", "texture.png", "heightmap_x1_y1.r16", "terrain.obj", "terrain.mtl", "heightmap.json"] {
+            assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+        }
+        let labels: Vec<&str> = report.timings.iter().map(|(l, _)| *l).collect();
+        assert_eq!(labels, ["splat", "tiles", "mesh"]);
+        assert_eq!((report.range.min, report.range.max), (-4.0, 14.0));
+        assert_eq!(
+            report.summary(),
+            format!("wrote {} files to {} (9x9, heights -4.000..14.000)", names.len(), out.display())
+        );
+    }
+}

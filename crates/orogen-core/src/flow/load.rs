@@ -1,0 +1,100 @@
+//! The flow's first half: a recipe from a preset or a file, an optional
+//! imported start, and the checks that refuse it before any work is done.
+
+use crate::io::height_files::{ImportFormat, read_heightmap_file};
+use crate::presets;
+use crate::recipe::{Recipe, RecipeError, StageEntry};
+use crate::stages::{Import, Stage};
+use std::path::{Path, PathBuf};
+
+/// Loads a recipe from a shipped preset's name or a `.ron` file. Returns
+/// it with the folder its relative paths (imports, tile images) resolve
+/// against: the file's folder, or `None` for a preset.
+pub fn load_recipe(name_or_path: &str) -> Result<(Recipe, Option<PathBuf>), String> {
+    if let Some(result) = presets::load(name_or_path) {
+        return result
+            .map(|r| (r, None))
+            .map_err(|e| format!("preset {name_or_path}: {e}"));
+    }
+    let path = Path::new(name_or_path);
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        let names: Vec<&str> = presets::names().collect();
+        format!(
+            "cannot read recipe {name_or_path}: {e} (shipped presets: {})",
+            names.join(", ")
+        )
+    })?;
+    let recipe = Recipe::from_ron(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let base = path.parent().map(Path::to_path_buf);
+    Ok((recipe, base))
+}
+
+/// Makes `recipe` start from the heightmap in `file` (PNG or RAW16): an
+/// import stage goes first and the map takes the file's size. The file is
+/// read once here, so a bad file is refused before anything runs. Returns
+/// the reader's warnings (8-bit precision, say), each naming the file.
+pub fn start_from_file(recipe: &mut Recipe, file: &Path) -> Result<Vec<String>, String> {
+    let imported = read_heightmap_file(file, ImportFormat::Auto, None)
+        .map_err(|e| format!("--import: {e}"))?;
+    let warnings = imported
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {w}", file.display()))
+        .collect();
+    // The stage re-reads the file when it runs; an absolute path keeps the
+    // recipe valid wherever its copy (recipe.ron, the sidecar) is read.
+    let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let stage = Import {
+        path: absolute.to_string_lossy().into_owned(),
+        ..Import::default()
+    };
+    recipe
+        .stages
+        .insert(0, StageEntry::new(Stage::Import(stage)));
+    recipe.width = imported.width as u32;
+    recipe.height = imported.height as u32;
+    Ok(warnings)
+}
+
+/// Validates `recipe` and checks its estimated memory against
+/// `memory_limit` bytes. `too_large_hint` ends the message when the map
+/// is too large: how this front end raises the limit or shrinks the map.
+pub fn check_runnable(
+    recipe: &mut Recipe,
+    memory_limit: u64,
+    too_large_hint: &str,
+) -> Result<(), String> {
+    recipe.validate().map_err(|e| e.to_string())?;
+    match recipe.check_memory(memory_limit) {
+        Ok(()) => Ok(()),
+        Err(RecipeError::TooLarge(message)) => Err(format!("{message} ({too_large_hint})")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_load_without_a_base_folder() {
+        let (recipe, base) = load_recipe("default").expect("the default preset loads");
+        assert!(base.is_none());
+        assert!(!recipe.stages.is_empty());
+    }
+
+    #[test]
+    fn a_missing_file_names_the_presets() {
+        let err = load_recipe("/nonexistent/orogen/recipe.ron").unwrap_err();
+        assert!(err.contains("cannot read recipe"), "{err}");
+        assert!(err.contains("eroded-mountains"), "{err}");
+    }
+
+    #[test]
+    fn too_large_names_the_front_ends_remedy_only() {
+        let (mut recipe, _) = load_recipe("default").expect("the default preset loads");
+        let err = check_runnable(&mut recipe, 1 << 20, "choose a smaller size").unwrap_err();
+        assert!(err.ends_with("(choose a smaller size)"), "{err}");
+        assert!(!err.contains("--memory-limit"), "{err}");
+    }
+}

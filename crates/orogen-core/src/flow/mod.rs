@@ -1,0 +1,16 @@
+//! Load → run → export: the one flow that `orogen generate`, the viewer's
+//! Export panel and a game's build script all go through, so they write
+//! the same files and say the same things.
+//!
+//! - [`load_recipe`] reads a preset name or a recipe file;
+//!   [`start_from_file`] puts an imported heightmap first;
+//!   [`check_runnable`] validates and checks memory before any work;
+//! - the [`Pipeline`](crate::Pipeline) runs the stages;
+//! - [`export_map`] builds every requested file in memory and writes them
+//!   together, each atomically, and reports what it wrote.
+
+mod export;
+mod load;
+
+pub use export::{ExportReport, ExportRequest, export_map, heightmap_bundle};
+pub use load::{check_runnable, load_recipe, start_from_file};

@@ -1,0 +1,322 @@
+//! Height files, both ways: byte order, quantisation to 16 bits, RAW16 and
+//! 16-bit PNG encoding and decoding, and the 8-bit preview.
+
+use crate::heightmap::Heightmap;
+use crate::params::{Choice, Span};
+use image::{
+    DynamicImage, ImageBuffer, ImageEncoder, ImageFormat, ImageReader, Limits, Luma,
+    codecs::png::PngEncoder,
+};
+use serde::{Deserialize, Serialize};
+use std::io::Cursor;
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ByteOrder {
+    #[default]
+    Le,
+    Be,
+}
+
+impl Choice for ByteOrder {
+    const ALL: &'static [Self] = &[ByteOrder::Le, ByteOrder::Be];
+    fn label(self) -> &'static str {
+        match self {
+            ByteOrder::Le => "little-endian",
+            ByteOrder::Be => "big-endian",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportOptions {
+    pub byte_order: ByteOrder,
+    /// Write rows south-first (Unity's convention when importing a north-up file).
+    pub flip_y: bool,
+    /// Heights mapped to 0 and 65535; `None` = the map's own min..max.
+    pub height_range: Option<Span>,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        Self {
+            byte_order: ByteOrder::Le,
+            flip_y: false,
+            height_range: None,
+        }
+    }
+}
+
+/// The height range exported as 0..65535.
+pub fn export_range(map: &Heightmap, opts: &ExportOptions) -> Span {
+    opts.height_range.unwrap_or_else(|| {
+        let s = map.stats();
+        Span::new(s.min, s.max)
+    })
+}
+
+/// Maps heights linearly onto 0..=65535 (clamping outside `range`),
+/// row 0 = north. A flat range maps to 0.
+pub fn quantize(map: &Heightmap, range: Span) -> Vec<u16> {
+    let span = range.max - range.min;
+    let scale = if span > 0.0 {
+        65535.0 / span as f64
+    } else {
+        0.0
+    };
+    map.data()
+        .iter()
+        .map(|&v| {
+            // Clamp, then round half up with a cast (no libm `round`).
+            let q = ((v - range.min) as f64 * scale).clamp(0.0, 65535.0);
+            (q + 0.5) as u16
+        })
+        .collect()
+}
+
+/// Rows in output order: north first, or south first when flipped.
+fn ordered_rows(values: &[u16], width: usize, flip_y: bool) -> Vec<&[u16]> {
+    let mut rows: Vec<&[u16]> = values.chunks_exact(width).collect();
+    if flip_y {
+        rows.reverse();
+    }
+    rows
+}
+
+pub fn encode_r16(values: &[u16], width: usize, order: ByteOrder, flip_y: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 2);
+    for row in ordered_rows(values, width, flip_y) {
+        for &v in row {
+            out.extend_from_slice(&match order {
+                ByteOrder::Le => v.to_le_bytes(),
+                ByteOrder::Be => v.to_be_bytes(),
+            });
+        }
+    }
+    out
+}
+
+pub fn encode_png16(values: &[u16], width: usize, flip_y: bool) -> Result<Vec<u8>, String> {
+    let height = values.len() / width;
+    let mut bytes = Vec::with_capacity(values.len() * 2);
+    for row in ordered_rows(values, width, flip_y) {
+        for &v in row {
+            // The encoder takes native-endian samples and writes PNG's
+            // big-endian itself.
+            bytes.extend_from_slice(&v.to_ne_bytes());
+        }
+    }
+    encode_png(&bytes, width, height, image::ExtendedColorType::L16)
+}
+
+/// 8-bit grayscale preview, north up.
+pub fn encode_preview(values: &[u16], width: usize) -> Result<Vec<u8>, String> {
+    let height = values.len() / width;
+    let gray: Vec<u8> = values.iter().map(|&v| (v >> 8) as u8).collect();
+    let buffer: ImageBuffer<Luma<u8>, Vec<u8>> =
+        ImageBuffer::from_raw(width as u32, height as u32, gray)
+            .ok_or_else(|| "preview buffer size mismatch".to_string())?;
+    encode_png(buffer.as_raw(), width, height, image::ExtendedColorType::L8)
+}
+
+/// Encodes raw samples of `color` as PNG bytes.
+pub fn encode_png(
+    raw: &[u8],
+    width: usize,
+    height: usize,
+    color: image::ExtendedColorType,
+) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    PngEncoder::new(&mut out)
+        .write_image(raw, width as u32, height as u32, color)
+        .map_err(|e| format!("PNG encoding failed: {e}"))?;
+    Ok(out)
+}
+
+// Decoding: heightmaps made elsewhere (16/8-bit grayscale PNG, RAW16).
+
+/// Largest side accepted from a file.
+pub const MAX_IMPORT_SIDE: u32 = 16_385;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ImportFormat {
+    /// From the file's extension (.png, .r16/.raw) and contents.
+    Auto,
+    Png,
+    Raw16Le,
+    Raw16Be,
+}
+
+impl Choice for ImportFormat {
+    const ALL: &'static [Self] = &[
+        ImportFormat::Auto,
+        ImportFormat::Png,
+        ImportFormat::Raw16Le,
+        ImportFormat::Raw16Be,
+    ];
+    fn label(self) -> &'static str {
+        match self {
+            ImportFormat::Auto => "Auto",
+            ImportFormat::Png => "PNG",
+            ImportFormat::Raw16Le => "RAW16 little-endian",
+            ImportFormat::Raw16Be => "RAW16 big-endian",
+        }
+    }
+}
+
+/// Decoded samples, row 0 = north, 0..=65535.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportedMap {
+    pub width: usize,
+    pub height: usize,
+    pub values: Vec<u16>,
+    /// Notes for the user (8-bit precision, say).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ImportError {
+    #[error("cannot read {path}: {reason}")]
+    Io { path: String, reason: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn invalid(msg: impl Into<String>) -> ImportError {
+    ImportError::Invalid(msg.into())
+}
+
+/// Reads a heightmap file. `raw_size` gives RAW dimensions; without it a
+/// RAW file must be square.
+pub fn read_heightmap_file(
+    path: &Path,
+    format: ImportFormat,
+    raw_size: Option<(usize, usize)>,
+) -> Result<ImportedMap, ImportError> {
+    let bytes = std::fs::read(path).map_err(|e| ImportError::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let format = match format {
+        ImportFormat::Auto if bytes.starts_with(b"\x89PNG") => ImportFormat::Png,
+        ImportFormat::Auto if ext == "png" => ImportFormat::Png,
+        ImportFormat::Auto if ext == "r16" || ext == "raw" => ImportFormat::Raw16Le,
+        ImportFormat::Auto => {
+            return Err(invalid(format!(
+                "{}: unknown heightmap format (use .png, .r16 or .raw, or give the format)",
+                path.display()
+            )));
+        }
+        other => other,
+    };
+    match format {
+        ImportFormat::Png => decode_png(&bytes),
+        ImportFormat::Raw16Be => decode_raw16(&bytes, ByteOrder::Be, raw_size),
+        _ => decode_raw16(&bytes, ByteOrder::Le, raw_size),
+    }
+}
+
+/// Decodes a grayscale PNG (16-bit exact, 8-bit scaled by 257 with a warning).
+pub fn decode_png(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), ImageFormat::Png);
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_IMPORT_SIDE);
+    limits.max_image_height = Some(MAX_IMPORT_SIDE);
+    limits.max_alloc = Some(2 * (MAX_IMPORT_SIDE as u64).pow(2) + (64 << 20));
+    reader.limits(limits);
+    let image = reader
+        .decode()
+        .map_err(|e| invalid(format!("not a readable PNG heightmap: {e}")))?;
+    let (width, height) = (image.width() as usize, image.height() as usize);
+    let mut warnings = Vec::new();
+    let values = match image {
+        DynamicImage::ImageLuma16(buf) => buf.into_raw(),
+        DynamicImage::ImageLuma8(buf) => {
+            warnings.push(
+                "8-bit PNG: only 256 height levels; expect visible steps (16-bit PNG or RAW16 keeps full precision)"
+                    .to_string(),
+            );
+            buf.into_raw().into_iter().map(|v| v as u16 * 257).collect()
+        }
+        other => {
+            return Err(invalid(format!(
+                "PNG is {:?}; heightmaps must be 8- or 16-bit grayscale",
+                other.color()
+            )));
+        }
+    };
+    Ok(ImportedMap {
+        width,
+        height,
+        values,
+        warnings,
+    })
+}
+
+/// Decodes headerless unsigned 16-bit samples.
+pub fn decode_raw16(
+    bytes: &[u8],
+    order: ByteOrder,
+    size: Option<(usize, usize)>,
+) -> Result<ImportedMap, ImportError> {
+    if bytes.is_empty() {
+        return Err(invalid("RAW16 file is empty"));
+    }
+    if !bytes.len().is_multiple_of(2) {
+        return Err(invalid(format!(
+            "RAW16 file has an odd byte count ({}); it is truncated or not 16-bit",
+            bytes.len()
+        )));
+    }
+    let samples = bytes.len() / 2;
+    let (width, height) = match size {
+        Some((w, h)) => {
+            if w == 0 || h == 0 || w > MAX_IMPORT_SIDE as usize || h > MAX_IMPORT_SIDE as usize {
+                return Err(invalid(format!(
+                    "RAW16 size {w}x{h} is out of range (1 to {MAX_IMPORT_SIDE} a side)"
+                )));
+            }
+            if w * h != samples {
+                return Err(invalid(format!(
+                    "RAW16 size {w}x{h} needs {} bytes but the file has {}",
+                    w * h * 2,
+                    bytes.len()
+                )));
+            }
+            (w, h)
+        }
+        None => {
+            let side = (samples as f64).sqrt().round() as usize;
+            if side * side != samples {
+                return Err(invalid(format!(
+                    "RAW16 file of {} samples is not square; give its size (WxH)",
+                    samples
+                )));
+            }
+            if side > MAX_IMPORT_SIDE as usize {
+                return Err(invalid(format!(
+                    "RAW16 side {side} exceeds the limit of {MAX_IMPORT_SIDE}"
+                )));
+            }
+            (side, side)
+        }
+    };
+    let values = bytes
+        .chunks_exact(2)
+        .map(|b| match order {
+            ByteOrder::Le => u16::from_le_bytes([b[0], b[1]]),
+            ByteOrder::Be => u16::from_be_bytes([b[0], b[1]]),
+        })
+        .collect();
+    Ok(ImportedMap {
+        width,
+        height,
+        values,
+        warnings: Vec::new(),
+    })
+}

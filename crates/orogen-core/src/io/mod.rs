@@ -1,0 +1,20 @@
+//! Files in and out, one concern per module:
+//!
+//! - [`height_files`]: byte order, 16-bit quantisation, RAW16 and 16-bit
+//!   PNG encoding and decoding, the 8-bit preview;
+//! - [`engine_sizes`]: the map sizes Unity and Unreal accept;
+//! - [`sidecar`]: `heightmap.json`, its schema and its finder;
+//! - [`atomic`] and [`bundle`]: an export's files written together, each
+//!   atomically;
+//! - [`tiled_export`]: the map cut into border-sharing tiles;
+//! - [`mesh_export`]: the terrain as a glTF binary or a Wavefront OBJ.
+//!
+//! The splat texture's files live with the splat ([`crate::splat`]).
+
+pub mod atomic;
+pub mod bundle;
+pub mod engine_sizes;
+pub mod height_files;
+pub mod mesh_export;
+pub mod sidecar;
+pub mod tiled_export;

@@ -1,0 +1,52 @@
+//! orogen's terrain core: heightmap algorithms, splat textures, recipes and
+//! exports as plain functions over plain data. No Bevy, egui, winit or clap:
+//! a game can generate terrain at run time with it, a build script can bake
+//! maps with it, and the `orogen` workbench (command line and 3D viewer) is
+//! a thin layer over it.
+//!
+//! Load a recipe, run it, write the files:
+//!
+//! ```no_run
+//! use orogen_core::flow::{ExportRequest, export_map, load_recipe};
+//! let (recipe, base_dir) = load_recipe("default")?; // a preset name or a .ron file
+//! let output = orogen_core::Pipeline::new().with_base_dir(base_dir.clone()).run(&recipe, Default::default())?;
+//! let report = export_map(&output.map, &recipe, base_dir.as_deref(), &ExportRequest::default(), "out".as_ref())?;
+//! println!("{}", report.summary());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Where things are:
+//!
+//! - [`recipe`], [`params`], [`presets`]: what a terrain is made of, the
+//!   parameter table every stage describes itself with, the shipped recipes;
+//! - [`stages`]: one module per algorithm; each fast kernel has its readable
+//!   definition beside it in a `reference` module, the tests' oracle;
+//! - [`pipeline`]: runs the stages, with the incremental cache the viewer uses;
+//! - [`splat`]: the texture painted from tile images by height bands and slope;
+//! - [`mesh`]: triangle mesh data for display and export;
+//! - [`io`]: height files, the sidecar, atomic bundles, tiled and mesh export;
+//! - [`flow`]: load → run → export, shared by the command line and the viewer;
+//! - [`simd`]: why the vectorised kernels give the same bytes on every CPU.
+
+#![warn(missing_docs)]
+
+pub mod flow;
+pub mod heightmap;
+pub mod hugepages;
+pub mod io;
+pub mod memory;
+pub mod mesh;
+pub mod params;
+pub mod pipeline;
+pub mod presets;
+pub mod recipe;
+pub mod recipe_docs;
+pub mod rng;
+pub mod simd;
+pub mod splat;
+pub mod stages;
+
+pub use heightmap::Heightmap;
+pub use pipeline::{Pipeline, PipelineOutput, generate};
+pub use recipe::{Recipe, StageEntry};
+pub use stages::Stage;

@@ -1,0 +1,222 @@
+//! Runs a recipe's stages, keeps every stage's output, and re-runs only
+//! the stages from the first one that changed.
+
+use crate::heightmap::Heightmap;
+use crate::recipe::{Recipe, StageEntry};
+use crate::rng::stage_rng;
+use crate::stages::{StageContext, StageError};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// One stage's result.
+#[derive(Clone, Debug)]
+pub struct StageOutput {
+    pub kind: &'static str,
+    pub enabled: bool,
+    /// Milliseconds this stage took when it last ran.
+    pub millis: f64,
+    /// Whether this run computed it (false = reused from the cache).
+    pub reran: bool,
+    pub map: Arc<Heightmap>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PipelineOutput {
+    pub stages: Vec<StageOutput>,
+    pub map: Arc<Heightmap>,
+    /// Index of the first stage this run recomputed (`stages.len()` if none).
+    pub first_rerun: usize,
+}
+
+impl PipelineOutput {
+    /// Map after stage `index` (the final map if out of range).
+    pub fn after_stage(&self, index: usize) -> Arc<Heightmap> {
+        self.stages
+            .get(index)
+            .map(|s| s.map.clone())
+            .unwrap_or_else(|| self.map.clone())
+    }
+
+    pub fn total_millis(&self) -> f64 {
+        self.stages.iter().map(|s| s.millis).sum()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PipelineError {
+    #[error("stage {index} ({kind}): {error}")]
+    Stage {
+        index: usize,
+        kind: &'static str,
+        error: StageError,
+    },
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// The inputs every stage output depends on besides its own entry.
+#[derive(Clone, Debug, PartialEq)]
+struct Header {
+    width: u32,
+    height: u32,
+    seed: u64,
+    cell_size: u32,
+    base_dir: Option<PathBuf>,
+}
+
+#[derive(Clone)]
+struct Cached {
+    entry: StageEntry,
+    output: StageOutput,
+}
+
+/// A pipeline with a per-stage cache.
+#[derive(Default, Clone)]
+pub struct Pipeline {
+    header: Option<Header>,
+    cache: Vec<Cached>,
+    base_dir: Option<PathBuf>,
+}
+
+/// Hooks for a run: cancellation and progress.
+#[derive(Default)]
+pub struct RunHooks<'a> {
+    pub cancel: Option<&'a AtomicBool>,
+    /// Called before each stage with (index, count).
+    pub progress: Option<&'a mut dyn FnMut(usize, usize)>,
+}
+
+impl Pipeline {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Folder that relative paths (imports) resolve against.
+    pub fn with_base_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.base_dir = dir;
+        self
+    }
+
+    /// Index of the first stage whose output would change.
+    pub fn first_dirty(&self, recipe: &Recipe) -> usize {
+        let header = self.header_of(recipe);
+        if self.header.as_ref() != Some(&header) {
+            return 0;
+        }
+        recipe
+            .stages
+            .iter()
+            .zip(&self.cache)
+            .position(|(entry, cached)| *entry != cached.entry)
+            .unwrap_or_else(|| recipe.stages.len().min(self.cache.len()))
+    }
+
+    fn header_of(&self, recipe: &Recipe) -> Header {
+        Header {
+            width: recipe.width,
+            height: recipe.height,
+            seed: recipe.seed,
+            cell_size: recipe.cell_size.to_bits(),
+            base_dir: self.base_dir.clone(),
+        }
+    }
+
+    /// Runs the recipe (which must be valid), reusing cached stages.
+    pub fn run(
+        &mut self,
+        recipe: &Recipe,
+        mut hooks: RunHooks<'_>,
+    ) -> Result<PipelineOutput, PipelineError> {
+        let first = self.first_dirty(recipe);
+        self.cache.truncate(first);
+        self.header = Some(self.header_of(recipe));
+        let count = recipe.stages.len();
+        let mut current: Arc<Heightmap> = match self.cache.last() {
+            Some(c) => c.output.map.clone(),
+            None => Arc::new(Heightmap::new(
+                recipe.width as usize,
+                recipe.height as usize,
+            )),
+        };
+        for (index, entry) in recipe.stages.iter().enumerate().skip(first) {
+            if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(PipelineError::Cancelled);
+            }
+            if let Some(progress) = hooks.progress.as_mut() {
+                progress(index, count);
+            }
+            let start = Instant::now();
+            if entry.enabled {
+                let mut map = current.parallel_copy();
+                let mut ctx = StageContext {
+                    rng: stage_rng(recipe.seed, index),
+                    base_dir: self.base_dir.clone(),
+                    cell_size: recipe.cell_size,
+                };
+                entry
+                    .stage
+                    .op()
+                    .apply(&mut map, &mut ctx)
+                    .map_err(|error| PipelineError::Stage {
+                        index,
+                        kind: entry.stage.kind(),
+                        error,
+                    })?;
+                // Valid parameters can still combine into overflow (say,
+                // several Multiply layers near their limits): refuse it
+                // here rather than export infinities.
+                if let Some(bad) = map.first_non_finite() {
+                    return Err(PipelineError::Stage {
+                        index,
+                        kind: entry.stage.kind(),
+                        error: StageError(format!(
+                            "heights overflowed to {bad}; lower the amplitudes or use another combine mode"
+                        )),
+                    });
+                }
+                current = Arc::new(map);
+            }
+            let output = StageOutput {
+                kind: entry.stage.kind(),
+                enabled: entry.enabled,
+                millis: if entry.enabled {
+                    start.elapsed().as_secs_f64() * 1000.0
+                } else {
+                    0.0
+                },
+                reran: true,
+                map: current.clone(),
+            };
+            self.cache.push(Cached {
+                entry: entry.clone(),
+                output,
+            });
+        }
+        let stages: Vec<StageOutput> = self
+            .cache
+            .iter()
+            .enumerate()
+            .map(|(i, c)| StageOutput {
+                reran: i >= first,
+                ..c.output.clone()
+            })
+            .collect();
+        Ok(PipelineOutput {
+            stages,
+            map: current,
+            first_rerun: first,
+        })
+    }
+}
+
+/// Runs a recipe once, without a cache.
+pub fn generate(
+    recipe: &Recipe,
+    base_dir: Option<PathBuf>,
+) -> Result<PipelineOutput, PipelineError> {
+    Pipeline::new()
+        .with_base_dir(base_dir)
+        .run(recipe, RunHooks::default())
+}

@@ -1,0 +1,40 @@
+//! Shipped recipes, compiled into the binary so it runs from anywhere.
+
+use crate::recipe::{Recipe, RecipeError};
+
+/// (name, RON text), `default` first.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("default", include_str!("../../../assets/presets/default.ron")),
+    (
+        "article-000-hills-and-pits",
+        include_str!("../../../assets/presets/article-000-hills-and-pits.ron"),
+    ),
+    (
+        "three-terrain-hill",
+        include_str!("../../../assets/presets/three-terrain-hill.ron"),
+    ),
+    (
+        "three-terrain-hill-island",
+        include_str!("../../../assets/presets/three-terrain-hill-island.ron"),
+    ),
+    (
+        "article-003-diamond-square",
+        include_str!("../../../assets/presets/article-003-diamond-square.ron"),
+    ),
+    (
+        "eroded-mountains",
+        include_str!("../../../assets/presets/eroded-mountains.ron"),
+    ),
+];
+
+pub fn names() -> impl Iterator<Item = &'static str> {
+    PRESETS.iter().map(|(n, _)| *n)
+}
+
+pub fn text(name: &str) -> Option<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+pub fn load(name: &str) -> Option<Result<Recipe, RecipeError>> {
+    text(name).map(Recipe::from_ron)
+}

@@ -1,0 +1,74 @@
+//! Tile images: built-in tiles or decoded files, with clear errors.
+
+use super::TileSet;
+use crate::splat::builtin_tiles::builtin_tile;
+use image::RgbImage;
+use std::path::{Path, PathBuf};
+
+/// Loaded tile pixels, one image per tile (a flat colour if unreadable).
+#[derive(Clone)]
+pub struct TileImages {
+    pub images: Vec<RgbImage>,
+}
+
+/// Loads one tile's image: `builtin:` names, or a file with a clear error.
+pub fn load_tile_image(spec: &str, base_dir: Option<&Path>) -> Result<RgbImage, String> {
+    if let Some(name) = spec.strip_prefix("builtin:") {
+        return builtin_tile(name).ok_or_else(|| {
+            format!(
+                "no built-in tile '{name}' (built-in: {})",
+                crate::splat::builtin_tiles::BUILTIN_TILES.join(", ")
+            )
+        });
+    }
+    let mut path = PathBuf::from(spec);
+    if let Some(base) = base_dir
+        && path.is_relative()
+    {
+        path = base.join(path);
+    }
+    let bytes = std::fs::read(&path).map_err(|e| format!("tile image {}: {e}", path.display()))?;
+    decode_tile_image(&bytes).map_err(|e| format!("tile image {}: {e}", path.display()))
+}
+
+/// Decodes PNG/JPEG/TGA/BMP bytes with size limits.
+pub fn decode_tile_image(bytes: &[u8]) -> Result<RgbImage, String> {
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| e.to_string())?;
+    if reader.format().is_none() {
+        // TGA has no magic number; try it last.
+        reader.set_format(image::ImageFormat::Tga);
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(8192);
+    limits.max_image_height = Some(8192);
+    limits.max_alloc = Some(512 << 20);
+    reader.limits(limits);
+    let image = reader
+        .decode()
+        .map_err(|e| format!("unreadable image: {e}"))?;
+    if image.width() == 0 || image.height() == 0 {
+        return Err("image is empty".into());
+    }
+    Ok(image.to_rgb8())
+}
+
+impl TileImages {
+    /// Loads every tile; failures become flat-colour tiles plus a warning.
+    pub fn load(set: &TileSet, base_dir: Option<&Path>) -> (TileImages, Vec<String>) {
+        let mut warnings = Vec::new();
+        let images = set
+            .tiles
+            .iter()
+            .map(|t| match load_tile_image(&t.image, base_dir) {
+                Ok(img) => img,
+                Err(e) => {
+                    warnings.push(format!("{}: {e}; using a flat colour", t.name));
+                    RgbImage::from_pixel(1, 1, image::Rgb(t.fallback_color))
+                }
+            })
+            .collect();
+        (TileImages { images }, warnings)
+    }
+}

@@ -1,0 +1,654 @@
+//! THREE.Terrain's Hill method (ALGORITHMS §4): frequency-driven features,
+//! each an eased shape blended into the map within its radius. Features
+//! are clipped at the map's edges (THREE.Terrain wraps them into the
+//! neighbouring row).
+//!
+//! The readable definition, every feature over every cell, is
+//! [`reference`]; the tests require this version to give the same bits.
+
+pub mod reference;
+
+use super::{StageContext, StageError, StageOp};
+use crate::heightmap::Heightmap;
+use crate::params::{Choice, ParamVisitor, Params, Span, visit_choice};
+use crate::rng::{StageRng, range_f32, unit_f32};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::f32::consts::PI;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FeatureShape {
+    Hill,
+    Valley,
+    Mesa,
+    Hole,
+    Dome,
+    Flat,
+    Volcano,
+}
+
+impl FeatureShape {
+    /// Profile at `t` = distance / radius.
+    #[inline]
+    pub fn eval(self, t: f32) -> f32 {
+        match self {
+            FeatureShape::Hill => hill(t),
+            FeatureShape::Valley => -hill(t),
+            FeatureShape::Mesa => mesa(t),
+            FeatureShape::Hole => -mesa(t),
+            FeatureShape::Dome => -(t + 1.0) * (t - 1.0),
+            FeatureShape::Flat => 0.0,
+            FeatureShape::Volcano => {
+                let a = t.abs();
+                0.94 - 0.32 * ((2.0 * t).abs() + (2.0 * PI * a + 0.4).cos())
+            }
+        }
+    }
+}
+
+#[inline]
+fn hill(t: f32) -> f32 {
+    if t < 0.0 {
+        let u = t + 1.0;
+        u * u * (3.0 - 2.0 * u)
+    } else {
+        1.0 - t * t * (3.0 - 2.0 * t)
+    }
+}
+
+#[inline]
+fn mesa(t: f32) -> f32 {
+    1.25 * 0.8f32.min((-(t * t)).exp())
+}
+
+impl FeatureShape {
+    /// `eval` over a slice, with the match hoisted out of the loop so the
+    /// loop vectorises; the same per-element arithmetic as `eval`.
+    #[inline(always)]
+    pub fn eval_slice(self, ts: &[f32], out: &mut [f32]) {
+        macro_rules! each {
+            ($f:expr) => {
+                for (o, &t) in out.iter_mut().zip(ts) {
+                    *o = $f(t);
+                }
+            };
+        }
+        match self {
+            FeatureShape::Hill => each!(|t| FeatureShape::Hill.eval(t)),
+            FeatureShape::Valley => each!(|t| FeatureShape::Valley.eval(t)),
+            FeatureShape::Mesa => each!(|t| FeatureShape::Mesa.eval(t)),
+            FeatureShape::Hole => each!(|t| FeatureShape::Hole.eval(t)),
+            FeatureShape::Dome => each!(|t| FeatureShape::Dome.eval(t)),
+            FeatureShape::Flat => each!(|t| FeatureShape::Flat.eval(t)),
+            FeatureShape::Volcano => each!(|t| FeatureShape::Volcano.eval(t)),
+        }
+    }
+}
+
+impl Choice for FeatureShape {
+    const ALL: &'static [Self] = &[
+        FeatureShape::Hill,
+        FeatureShape::Valley,
+        FeatureShape::Mesa,
+        FeatureShape::Hole,
+        FeatureShape::Dome,
+        FeatureShape::Flat,
+        FeatureShape::Volcano,
+    ];
+    fn label(self) -> &'static str {
+        match self {
+            FeatureShape::Hill => "Hill",
+            FeatureShape::Valley => "Valley",
+            FeatureShape::Mesa => "Mesa",
+            FeatureShape::Hole => "Hole",
+            FeatureShape::Dome => "Dome",
+            FeatureShape::Flat => "Flat",
+            FeatureShape::Volcano => "Volcano",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Easing {
+    Linear,
+    EaseIn,
+    EaseOut,
+    EaseInOut,
+    InEaseOut,
+    EaseInWeak,
+    EaseInStrong,
+}
+
+impl Easing {
+    #[inline]
+    pub fn eval(self, x: f32) -> f32 {
+        match self {
+            Easing::Linear => x,
+            Easing::EaseIn => x * x,
+            Easing::EaseOut => -x * (x - 2.0),
+            Easing::EaseInOut => x * x * (3.0 - 2.0 * x),
+            Easing::InEaseOut => {
+                let u = 2.0 * x - 1.0;
+                0.5 * u * u * u + 0.5
+            }
+            Easing::EaseInWeak => x.powf(1.55),
+            Easing::EaseInStrong => {
+                // Spelled out: `powi` is a libm call that blocks vectorising.
+                let x2 = x * x;
+                x2 * x2 * x2 * x
+            }
+        }
+    }
+}
+
+impl Easing {
+    /// `eval` over a slice, match hoisted (see [`FeatureShape::eval_slice`]).
+    #[inline(always)]
+    pub fn eval_slice(self, ts: &[f32], out: &mut [f32]) {
+        macro_rules! each {
+            ($f:expr) => {
+                for (o, &t) in out.iter_mut().zip(ts) {
+                    *o = $f(t);
+                }
+            };
+        }
+        match self {
+            Easing::Linear => each!(|t| Easing::Linear.eval(t)),
+            Easing::EaseIn => each!(|t| Easing::EaseIn.eval(t)),
+            Easing::EaseOut => each!(|t| Easing::EaseOut.eval(t)),
+            Easing::EaseInOut => each!(|t| Easing::EaseInOut.eval(t)),
+            Easing::InEaseOut => each!(|t| Easing::InEaseOut.eval(t)),
+            Easing::EaseInWeak => each!(|t| Easing::EaseInWeak.eval(t)),
+            Easing::EaseInStrong => each!(|t| Easing::EaseInStrong.eval(t)),
+        }
+    }
+}
+
+impl Choice for Easing {
+    const ALL: &'static [Self] = &[
+        Easing::Linear,
+        Easing::EaseIn,
+        Easing::EaseOut,
+        Easing::EaseInOut,
+        Easing::InEaseOut,
+        Easing::EaseInWeak,
+        Easing::EaseInStrong,
+    ];
+    fn label(self) -> &'static str {
+        match self {
+            Easing::Linear => "Linear",
+            Easing::EaseIn => "EaseIn",
+            Easing::EaseOut => "EaseOut",
+            Easing::EaseInOut => "EaseInOut",
+            Easing::InEaseOut => "InEaseOut",
+            Easing::EaseInWeak => "EaseInWeak",
+            Easing::EaseInStrong => "EaseInStrong",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FeatureBlend {
+    Additive,
+    Subtractive,
+    Multiply,
+    Replace,
+    Normal,
+    Max,
+    Min,
+}
+
+impl FeatureBlend {
+    /// Blends feature value `d` into `g`; `eased` is easing(t).
+    #[inline]
+    pub fn apply(self, g: f32, d: f32, eased: f32) -> f32 {
+        match self {
+            FeatureBlend::Additive => g + d,
+            FeatureBlend::Subtractive => g - d,
+            FeatureBlend::Multiply => g * d,
+            FeatureBlend::Replace => d,
+            FeatureBlend::Normal => eased * g + d,
+            FeatureBlend::Max => g.max(d),
+            FeatureBlend::Min => g.min(d),
+        }
+    }
+}
+
+impl Choice for FeatureBlend {
+    const ALL: &'static [Self] = &[
+        FeatureBlend::Additive,
+        FeatureBlend::Subtractive,
+        FeatureBlend::Multiply,
+        FeatureBlend::Replace,
+        FeatureBlend::Normal,
+        FeatureBlend::Max,
+        FeatureBlend::Min,
+    ];
+    fn label(self) -> &'static str {
+        match self {
+            FeatureBlend::Additive => "Additive",
+            FeatureBlend::Subtractive => "Subtractive",
+            FeatureBlend::Multiply => "Multiply",
+            FeatureBlend::Replace => "Replace",
+            FeatureBlend::Normal => "Normal",
+            FeatureBlend::Max => "Max",
+            FeatureBlend::Min => "Min",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Distribution {
+    Uniform,
+    Island,
+}
+
+impl Choice for Distribution {
+    const ALL: &'static [Self] = &[Distribution::Uniform, Distribution::Island];
+    fn label(self) -> &'static str {
+        match self {
+            Distribution::Uniform => "Uniform",
+            Distribution::Island => "Island",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HillFeatures {
+    /// THREE.Terrain's `frequency`; counts, radii and heights derive from it.
+    pub frequency: f32,
+    /// THREE.Terrain's `minHeight..maxHeight`, world units.
+    pub terrain_height: Span,
+    /// Explicit overrides of the derived values.
+    pub count: Option<u32>,
+    pub radius: Option<Span>,
+    pub feature_height: Option<Span>,
+    pub shape: FeatureShape,
+    pub easing: Easing,
+    pub blend: FeatureBlend,
+    pub distribution: Distribution,
+}
+
+impl Default for HillFeatures {
+    fn default() -> Self {
+        // THREE.Terrain's defaults.
+        Self {
+            frequency: 2.5,
+            terrain_height: Span::new(-100.0, 100.0),
+            count: None,
+            radius: None,
+            feature_height: None,
+            shape: FeatureShape::Hill,
+            easing: Easing::EaseInStrong,
+            blend: FeatureBlend::Additive,
+            distribution: Distribution::Uniform,
+        }
+    }
+}
+
+impl Params for HillFeatures {
+    fn visit(&mut self, v: &mut dyn ParamVisitor) {
+        v.float(
+            "frequency",
+            &mut self.frequency,
+            0.1..=20.0,
+            "THREE.Terrain frequency: with f = 2·frequency there are f²·10 features, radii side/f²..side/f and heights range/f²..range/f.",
+        );
+        v.span(
+            "terrain_height",
+            &mut self.terrain_height,
+            -100_000.0..=100_000.0,
+            "THREE.Terrain minHeight..maxHeight: the range feature heights derive from.",
+        );
+        v.optional_int(
+            "count",
+            &mut self.count,
+            0..=1_000_000,
+            "Override the number of features (default f²·10).",
+        );
+        v.optional_span(
+            "radius",
+            &mut self.radius,
+            0.5..=100_000.0,
+            "Override the radius range in cells (default side/f² .. side/f).",
+        );
+        v.optional_span(
+            "feature_height",
+            &mut self.feature_height,
+            -100_000.0..=100_000.0,
+            "Override the feature height range (default range/f² .. range/f).",
+        );
+        visit_choice(v, "shape", &mut self.shape, "Profile of each feature.");
+        visit_choice(
+            v,
+            "easing",
+            &mut self.easing,
+            "Falloff from centre to rim: d = shape(t)·height·(1 − easing(t)).",
+        );
+        visit_choice(
+            v,
+            "blend",
+            &mut self.blend,
+            "How each feature merges with the map: Normal = easing(t)·g + d.",
+        );
+        visit_choice(
+            v,
+            "distribution",
+            &mut self.distribution,
+            "Where centres fall: Uniform over the map, or Island (a ring around the middle).",
+        );
+    }
+}
+
+/// One placed feature: centre cell, radius in cells, height.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Feature {
+    pub cx: i64,
+    pub cy: i64,
+    pub radius: f32,
+    pub height: f32,
+}
+
+/// The values THREE.Terrain derives from `frequency`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Derived {
+    pub count: u32,
+    pub radius: Span,
+    pub height: Span,
+}
+
+impl HillFeatures {
+    pub fn derived(&self, width: usize, height: usize) -> Derived {
+        let f = 2.0 * self.frequency;
+        let range = self.terrain_height.max - self.terrain_height.min;
+        let side = (width.min(height).saturating_sub(1)).max(1) as f32;
+        Derived {
+            // The source's `for (i = 0; i < numFeatures; i++)` runs ceil() times.
+            count: self.count.unwrap_or((f * f * 10.0).ceil() as u32),
+            radius: self.radius.unwrap_or(Span::new(side / (f * f), side / f)),
+            height: self
+                .feature_height
+                .unwrap_or(Span::new(range / (f * f), range / f)),
+        }
+    }
+
+    /// Draws every feature in a fixed order: radius, height, x, y (and the
+    /// island angle), as THREE.Terrain does.
+    pub fn place(&self, width: usize, height: usize, rng: &mut StageRng) -> Vec<Feature> {
+        let d = self.derived(width, height);
+        (0..d.count)
+            .map(|_| {
+                let radius = range_f32(rng, d.radius.min, d.radius.max);
+                let h = range_f32(rng, d.height.min, d.height.max);
+                let mut x = unit_f32(rng);
+                let mut y = unit_f32(rng);
+                if self.distribution == Distribution::Island {
+                    let theta = unit_f32(rng) * 2.0 * PI;
+                    x = 0.5 + theta.cos() * x * 0.4;
+                    y = 0.5 + theta.sin() * y * 0.4;
+                }
+                Feature {
+                    cx: (x * (width - 1) as f32).floor() as i64,
+                    cy: (y * (height - 1) as f32).floor() as i64,
+                    radius: radius.max(f32::MIN_POSITIVE),
+                    height: h,
+                }
+            })
+            .collect()
+    }
+
+    /// The feature's new value for a cell holding `g` at offset (dx, dy),
+    /// or `None` outside its radius. Shared by the fast and naive paths.
+    #[inline]
+    pub fn influence(&self, feature: &Feature, dx: i64, dy: i64, g: f32) -> Option<f32> {
+        let (dx, dy) = (dx as f32, dy as f32);
+        let fd = (dx * dx + dy * dy).sqrt();
+        if fd > feature.radius {
+            return None;
+        }
+        // A reciprocal multiply, not a division: division is several
+        // times slower in the vectorised loop, and both paths must agree.
+        let t = fd * (1.0 / feature.radius);
+        let eased = self.easing.eval(t);
+        let d = self.shape.eval(t) * feature.height * (1.0 - eased);
+        Some(self.blend.apply(g, d, eased))
+    }
+
+    /// Applies features in order; each row walks only the features that
+    /// reach it and only the columns inside their radius. Per row segment
+    /// the distance, easing, shape and blend run as separate branch-free
+    /// loops (vectorised), with exactly the arithmetic of [`Self::influence`].
+    pub fn apply_features(&self, map: &mut Heightmap, features: &[Feature]) {
+        let width = map.width() as i64;
+        map.data_mut()
+            .par_chunks_mut(width as usize)
+            .enumerate()
+            .for_each_init(
+                || Segment::with_capacity(width as usize),
+                |seg, (y, row)| apply_row(self, seg, features, y as i64, row),
+            );
+    }
+
+    #[inline(always)]
+    fn apply_segment(&self, seg: &mut Segment, f: &Feature, dx0: i64, dyf: f32, cells: &mut [f32]) {
+        let n = cells.len();
+        seg.resize(n);
+        let (t, eased, shaped, inside) = (
+            &mut seg.t[..n],
+            &mut seg.eased[..n],
+            &mut seg.shaped[..n],
+            &mut seg.inside[..n],
+        );
+        let radius = f.radius;
+        let inv_radius = 1.0 / radius;
+        // Offsets fit in i32 (maps are far narrower than 2^31), and i32 to
+        // f32 vectorises where i64 to f32 does not.
+        let (dx0, dy2) = (dx0 as i32, dyf * dyf);
+        for (k, (tk, ik)) in t.iter_mut().zip(inside.iter_mut()).enumerate() {
+            let dx = (dx0 + k as i32) as f32;
+            let fd = (dx * dx + dy2).sqrt();
+            *ik = fd <= radius;
+            *tk = fd * inv_radius;
+        }
+        self.easing.eval_slice(t, eased);
+        self.shape.eval_slice(t, shaped);
+        let h = f.height;
+        macro_rules! blend {
+            ($op:expr) => {
+                for (((g, &s), &e), &ok) in
+                    cells.iter_mut().zip(&*shaped).zip(&*eased).zip(&*inside)
+                {
+                    let d = s * h * (1.0 - e);
+                    let v = $op(*g, d, e);
+                    *g = if ok { v } else { *g };
+                }
+            };
+        }
+        match self.blend {
+            FeatureBlend::Additive => blend!(|g: f32, d: f32, _e: f32| g + d),
+            FeatureBlend::Subtractive => blend!(|g: f32, d: f32, _e: f32| g - d),
+            FeatureBlend::Multiply => blend!(|g: f32, d: f32, _e: f32| g * d),
+            FeatureBlend::Replace => blend!(|_g: f32, d: f32, _e: f32| d),
+            FeatureBlend::Normal => blend!(|g: f32, d: f32, e: f32| e * g + d),
+            FeatureBlend::Max => blend!(|g: f32, d: f32, _e: f32| g.max(d)),
+            FeatureBlend::Min => blend!(|g: f32, d: f32, _e: f32| g.min(d)),
+        }
+    }
+}
+
+/// One row of [`HillFeatures::apply_features`]. Compiled for AVX2 too, so
+/// the loops run eight lanes wide instead of four; see [`crate::simd`].
+#[multiversion::multiversion(targets("x86_64+avx2"))]
+fn apply_row(
+    stage: &HillFeatures,
+    seg: &mut Segment,
+    features: &[Feature],
+    y: i64,
+    row: &mut [f32],
+) {
+    apply_row_body(stage, seg, features, y, row)
+}
+
+/// [`apply_row`] without target features, for the tests of [`crate::simd`].
+#[cfg(test)]
+fn apply_row_plain(
+    stage: &HillFeatures,
+    seg: &mut Segment,
+    features: &[Feature],
+    y: i64,
+    row: &mut [f32],
+) {
+    apply_row_body(stage, seg, features, y, row)
+}
+
+#[cfg(test)]
+impl crate::simd::KernelChecks {
+    /// Runs [`apply_row`] (the AVX2 copy where the CPU has it) and its plain
+    /// copy for every shape, easing and blend on random rows and features,
+    /// rows of many widths, and says where they differ in a single bit.
+    pub(crate) fn apply_row(seed: u64) -> Result<(), String> {
+        let n = (
+            FeatureShape::ALL.len(),
+            Easing::ALL.len(),
+            FeatureBlend::ALL.len(),
+        );
+        let stages: Vec<HillFeatures> = (0..n.0 * n.1 * n.2)
+            .map(|i| HillFeatures {
+                shape: FeatureShape::ALL[i % n.0],
+                easing: Easing::ALL[i / n.0 % n.1],
+                blend: FeatureBlend::ALL[i / (n.0 * n.1)],
+                ..HillFeatures::default()
+            })
+            .collect();
+        let mut rng = crate::rng::stage_rng(seed, 1);
+        for width in [1usize, 2, 3, 5, 7, 8, 9, 16, 17, 33, 100, 257] {
+            let w = width as f32;
+            let features: Vec<Feature> = (0..12)
+                .map(|_| Feature {
+                    cx: range_f32(&mut rng, -0.5 * w, 1.5 * w).floor() as i64,
+                    cy: range_f32(&mut rng, -8.0, 8.0).floor() as i64,
+                    radius: range_f32(&mut rng, 0.5, 1.5 * w + 4.0),
+                    height: range_f32(&mut rng, -40.0, 40.0),
+                })
+                .collect();
+            let start: Vec<f32> = (0..width)
+                .map(|_| range_f32(&mut rng, -50.0, 50.0))
+                .collect();
+            for (stage, y) in stages.iter().flat_map(|s| (-2..3).map(move |y| (s, y))) {
+                let (mut a, mut b) = (start.clone(), start.clone());
+                apply_row(stage, &mut Segment::with_capacity(1), &features, y, &mut a);
+                apply_row_plain(stage, &mut Segment::with_capacity(1), &features, y, &mut b);
+                if let Some(x) = Self::first_difference(&a, &b) {
+                    let kind = (stage.shape, stage.easing, stage.blend);
+                    return Err(format!(
+                        "apply_row, seed {seed}, width {width}, {kind:?}, y {y}, x {x}: \
+                         {} vs plain {}",
+                        a[x], b[x]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[inline(always)]
+fn apply_row_body(
+    stage: &HillFeatures,
+    seg: &mut Segment,
+    features: &[Feature],
+    y: i64,
+    row: &mut [f32],
+) {
+    let width = row.len() as i64;
+    for f in features {
+        let dy = y - f.cy;
+        let dyf = dy as f32;
+        if dyf.abs() > f.radius {
+            continue;
+        }
+        let reach = (f.radius * f.radius - dyf * dyf).max(0.0).sqrt().ceil() as i64 + 1;
+        let x0 = (f.cx - reach).max(0);
+        let x1 = (f.cx + reach).min(width - 1);
+        if x1 < x0 {
+            continue;
+        }
+        let cells = &mut row[x0 as usize..=x1 as usize];
+        stage.apply_segment(seg, f, x0 - f.cx, dyf, cells);
+    }
+}
+
+/// Scratch buffers for one row segment.
+struct Segment {
+    t: Vec<f32>,
+    eased: Vec<f32>,
+    shaped: Vec<f32>,
+    inside: Vec<bool>,
+}
+
+impl Segment {
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            t: vec![0.0; n],
+            eased: vec![0.0; n],
+            shaped: vec![0.0; n],
+            inside: vec![false; n],
+        }
+    }
+
+    fn resize(&mut self, n: usize) {
+        if self.t.len() < n {
+            *self = Self::with_capacity(n);
+        }
+    }
+}
+
+impl StageOp for HillFeatures {
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        let features = self.place(map.width(), map.height(), &mut ctx.rng);
+        self.apply_features(map, &features);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_match_the_formulas() {
+        assert_eq!(FeatureShape::Hill.eval(0.0), 1.0);
+        assert_eq!(FeatureShape::Hill.eval(1.0), 0.0);
+        assert!((FeatureShape::Hill.eval(0.5) - 0.5).abs() < 1e-6);
+        assert_eq!(FeatureShape::Valley.eval(0.0), -1.0);
+        assert!((FeatureShape::Mesa.eval(0.0) - 1.0).abs() < 1e-6);
+        assert!((FeatureShape::Hole.eval(0.0) + 1.0).abs() < 1e-6);
+        assert_eq!(FeatureShape::Dome.eval(0.0), 1.0);
+        assert_eq!(FeatureShape::Dome.eval(1.0), 0.0);
+        assert_eq!(FeatureShape::Flat.eval(0.3), 0.0);
+        let v0 = 0.94 - 0.32 * (0.4f32).cos();
+        assert!((FeatureShape::Volcano.eval(0.0) - v0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn easings_match_the_formulas() {
+        for e in Easing::ALL {
+            assert!(e.eval(0.0).abs() < 1e-6, "{e:?} at 0");
+            assert!((e.eval(1.0) - 1.0).abs() < 1e-6, "{e:?} at 1");
+        }
+        assert!((Easing::EaseInStrong.eval(0.5) - 0.5f32.powi(7)).abs() < 1e-9);
+        assert!((Easing::EaseOut.eval(0.5) - 0.75).abs() < 1e-6);
+        assert!((Easing::InEaseOut.eval(0.25) - (0.5 * (-0.5f32).powi(3) + 0.5)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn defaults_derive_like_three_terrain() {
+        let d = HillFeatures::default().derived(1025, 1025);
+        assert_eq!(d.count, 250);
+        assert!((d.radius.min - 1024.0 / 25.0).abs() < 1e-3);
+        assert!((d.radius.max - 1024.0 / 5.0).abs() < 1e-3);
+        assert!((d.height.min - 8.0).abs() < 1e-4);
+        assert!((d.height.max - 40.0).abs() < 1e-4);
+    }
+}

@@ -1,0 +1,201 @@
+//! Hills and pits (ALGORITHMS §2, `Land_MakeHill`): paraboloid caps.
+//!
+//! A hill adds `d * h` with `d = R² - distance²` wherever `d > 0` (the
+//! source article forgot the test and pushed the whole map down).
+//!
+//! The readable definition, every cap over every cell, is [`reference`];
+//! the tests require this version to give the same bits.
+
+pub mod reference;
+
+use super::{StageContext, StageError, StageOp};
+use crate::heightmap::Heightmap;
+use crate::params::{ParamVisitor, Params, Span};
+use crate::rng::{StageRng, range_f32};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HillLayer {
+    /// A pit layer digs (negative `h`).
+    pub pit: bool,
+    pub count: u32,
+    /// Radius `R` in cells, uniform in `[min, max)`.
+    pub radius: Span,
+    /// Height factor `h`, uniform in `[min, max)`; the peak is `h * R²`.
+    pub height: Span,
+}
+
+impl HillLayer {
+    pub fn hills() -> Self {
+        Self {
+            pit: false,
+            count: 600,
+            radius: Span::new(14.0, 28.0),
+            height: Span::new(0.2, 0.4),
+        }
+    }
+
+    pub fn pits() -> Self {
+        Self {
+            pit: true,
+            count: 300,
+            radius: Span::new(7.0, 11.0),
+            height: Span::new(0.2, 0.4),
+        }
+    }
+
+    pub fn small_hills() -> Self {
+        Self {
+            pit: false,
+            count: 1000,
+            radius: Span::new(3.0, 7.0),
+            height: Span::new(0.2, 0.4),
+        }
+    }
+}
+
+impl Params for HillLayer {
+    fn visit(&mut self, v: &mut dyn ParamVisitor) {
+        v.toggle(
+            "pit",
+            &mut self.pit,
+            "Dig pits (negative height) instead of raising hills.",
+        );
+        v.int(
+            "count",
+            &mut self.count,
+            0..=1_000_000,
+            "How many hills (or pits) this layer places.",
+        );
+        v.span(
+            "radius",
+            &mut self.radius,
+            0.5..=4096.0,
+            "Radius R in cells, uniform in [min, max).",
+        );
+        v.span(
+            "height",
+            &mut self.height,
+            0.0..=1000.0,
+            "Height factor h, uniform in [min, max); the peak is h·R² (0.3 with R = 20 gives 120).",
+        );
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HillsAndPits {
+    pub layers: Vec<HillLayer>,
+}
+
+impl Default for HillsAndPits {
+    fn default() -> Self {
+        Self {
+            layers: vec![HillLayer::hills(), HillLayer::pits()],
+        }
+    }
+}
+
+impl Params for HillsAndPits {
+    fn visit(&mut self, v: &mut dyn ParamVisitor) {
+        for (i, layer) in self.layers.iter_mut().enumerate() {
+            v.group(&format!("layers[{i}]"), &mut |v| layer.visit(v));
+        }
+    }
+}
+
+/// One placed cap: centre in cell coordinates, radius, signed factor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cap {
+    pub cx: f32,
+    pub cy: f32,
+    pub radius: f32,
+    pub factor: f32,
+}
+
+impl HillsAndPits {
+    /// Draws every cap, layer by layer, in a fixed order.
+    pub fn place(&self, width: usize, height: usize, rng: &mut StageRng) -> Vec<Cap> {
+        let mut caps = Vec::new();
+        for layer in &self.layers {
+            let sign = if layer.pit { -1.0 } else { 1.0 };
+            for _ in 0..layer.count {
+                let cx = range_f32(rng, 0.0, width as f32);
+                let cy = range_f32(rng, 0.0, height as f32);
+                let radius = range_f32(rng, layer.radius.min, layer.radius.max);
+                let factor = sign * range_f32(rng, layer.height.min, layer.height.max);
+                caps.push(Cap {
+                    cx,
+                    cy,
+                    radius,
+                    factor,
+                });
+            }
+        }
+        caps
+    }
+}
+
+/// The cap's contribution at a cell, exactly as the reference formula
+/// computes it (same operation order, so fast and naive paths agree bit
+/// for bit).
+#[inline]
+pub fn cap_value(cap: &Cap, x: f32, y: f32) -> f32 {
+    let dx = cap.cx - x;
+    let dy = cap.cy - y;
+    let d = cap.radius * cap.radius - (dx * dx + dy * dy);
+    if d > 0.0 { d * cap.factor } else { 0.0 }
+}
+
+/// Rows per bucket of the cap index.
+const BAND_ROWS: usize = 16;
+
+/// Adds every cap to the map, visiting only the cells under each disc.
+/// Caps are first bucketed by the bands of rows they reach (keeping their
+/// order), so a row only looks at nearby caps. Rows run in parallel;
+/// within a row caps are added in placement order, so the sums are
+/// identical for any thread count.
+pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) {
+    let (width, height) = (map.width(), map.height());
+    let bands = height.div_ceil(BAND_ROWS);
+    let mut by_band: Vec<Vec<u32>> = vec![Vec::new(); bands];
+    for (i, cap) in caps.iter().enumerate() {
+        let top = (cap.cy - cap.radius - 1.0).max(0.0) as usize / BAND_ROWS;
+        let bottom = ((cap.cy + cap.radius + 1.0).max(0.0) as usize / BAND_ROWS).min(bands - 1);
+        for band in by_band.iter_mut().take(bottom + 1).skip(top) {
+            band.push(i as u32);
+        }
+    }
+    map.data_mut()
+        .par_chunks_mut(width)
+        .enumerate()
+        .for_each(|(y, row)| {
+            let yf = y as f32;
+            for &i in &by_band[y / BAND_ROWS] {
+                let cap = &caps[i as usize];
+                let dy = cap.cy - yf;
+                let reach2 = cap.radius * cap.radius - dy * dy;
+                if reach2 <= 0.0 {
+                    continue;
+                }
+                let reach = reach2.sqrt();
+                // A cell of slack each side (casts instead of floor/ceil);
+                // cap_value is 0 outside the disc, so adding it is exact.
+                let x0 = (cap.cx - reach - 1.0).max(0.0) as usize;
+                let x1 = ((cap.cx + reach + 2.0).max(0.0) as usize).min(width);
+                for (x, cell) in row.iter_mut().enumerate().take(x1).skip(x0) {
+                    *cell += cap_value(cap, x as f32, yf);
+                }
+            }
+        });
+}
+
+impl StageOp for HillsAndPits {
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        let caps = self.place(map.width(), map.height(), &mut ctx.rng);
+        apply_caps(map, &caps);
+        Ok(())
+    }
+}

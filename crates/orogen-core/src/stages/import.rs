@@ -1,0 +1,137 @@
+//! Import stage: start from an existing heightmap file.
+
+use super::{StageContext, StageError, StageOp};
+use crate::io::sidecar::find_sidecar;
+use crate::heightmap::Heightmap;
+use crate::io::height_files::{ImportFormat, read_heightmap_file};
+use crate::params::{ParamVisitor, Params, Span, visit_choice};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Import {
+    /// File path; relative paths are resolved against the recipe's folder.
+    pub path: String,
+    pub format: ImportFormat,
+    /// RAW16 dimensions; `None` = infer from a square file.
+    pub raw_width: Option<u32>,
+    pub raw_height: Option<u32>,
+    /// World heights of sample 0 and 65535.
+    pub heights: Span,
+    /// Take heights and row order from an orogen `heightmap.json` beside
+    /// the file when there is one.
+    pub use_sidecar: bool,
+}
+
+impl Default for Import {
+    fn default() -> Self {
+        Self {
+            path: String::new(),
+            format: ImportFormat::Auto,
+            raw_width: None,
+            raw_height: None,
+            heights: Span::new(0.0, 100.0),
+            use_sidecar: true,
+        }
+    }
+}
+
+impl Params for Import {
+    fn visit(&mut self, v: &mut dyn ParamVisitor) {
+        v.text(
+            "path",
+            &mut self.path,
+            "Heightmap file (PNG 8/16-bit grayscale, .r16/.raw). Relative to the recipe's folder.",
+        );
+        visit_choice(
+            v,
+            "format",
+            &mut self.format,
+            "File format; Auto looks at the extension.",
+        );
+        v.optional_int(
+            "raw_width",
+            &mut self.raw_width,
+            1..=16_385,
+            "RAW16 width; leave empty for a square file.",
+        );
+        v.optional_int(
+            "raw_height",
+            &mut self.raw_height,
+            1..=16_385,
+            "RAW16 height; leave empty for a square file.",
+        );
+        v.span(
+            "heights",
+            &mut self.heights,
+            -1_000_000.0..=1_000_000.0,
+            "World heights that samples 0 and 65535 stand for.",
+        );
+        v.toggle(
+            "use_sidecar",
+            &mut self.use_sidecar,
+            "Use heights and row order from an orogen heightmap.json beside the file.",
+        );
+    }
+}
+
+impl Import {
+    pub fn resolved_path(&self, ctx: &StageContext) -> PathBuf {
+        let p = PathBuf::from(&self.path);
+        match &ctx.base_dir {
+            Some(base) if p.is_relative() => base.join(p),
+            _ => p,
+        }
+    }
+
+    /// Reads the file as a map at its own size, plus warnings.
+    pub fn load(&self, ctx: &StageContext) -> Result<(Heightmap, Vec<String>), StageError> {
+        if self.path.trim().is_empty() {
+            return Err(StageError("import: no file chosen".into()));
+        }
+        let path = self.resolved_path(ctx);
+        let raw_size = match (self.raw_width, self.raw_height) {
+            (Some(w), Some(h)) => Some((w as usize, h as usize)),
+            (None, None) => None,
+            _ => {
+                return Err(StageError(
+                    "import: give both raw_width and raw_height, or neither".into(),
+                ));
+            }
+        };
+        let imported = read_heightmap_file(&path, self.format, raw_size)
+            .map_err(|e| StageError(format!("import: {e}")))?;
+        let (mut range, mut flip) = (self.heights, false);
+        if self.use_sidecar
+            && let Some(sidecar) = find_sidecar(&path)
+            && sidecar.width == imported.width
+            && sidecar.height == imported.height
+        {
+            range = Span::new(sidecar.min_height, sidecar.max_height);
+            flip = sidecar.flip_y;
+        }
+        let scale = (range.max - range.min) as f64 / 65535.0;
+        let mut data: Vec<f32> = imported
+            .values
+            .iter()
+            .map(|&v| (range.min as f64 + v as f64 * scale) as f32)
+            .collect();
+        if flip {
+            let w = imported.width;
+            let rows: Vec<Vec<f32>> = data.chunks_exact(w).rev().map(<[f32]>::to_vec).collect();
+            data = rows.concat();
+        }
+        let map = Heightmap::from_vec(imported.width, imported.height, data)
+            .ok_or_else(|| StageError("import: empty image".into()))?;
+        Ok((map, imported.warnings))
+    }
+}
+
+impl StageOp for Import {
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        let (imported, _) = self.load(ctx)?;
+        *map = imported.resized(map.width(), map.height());
+        Ok(())
+    }
+}

@@ -1,0 +1,154 @@
+//! The stage catalogue: one file per algorithm, one enum listing them all.
+
+pub mod adjust;
+pub mod blur;
+pub mod combine;
+pub mod diamond_square;
+pub mod erosion;
+pub mod hill_features;
+pub mod hills_pits;
+pub mod import;
+pub mod noise;
+pub mod perlin;
+pub mod random;
+pub mod thermal;
+
+use crate::heightmap::Heightmap;
+use crate::params::{ParamVisitor, Params};
+use crate::rng::StageRng;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+pub use adjust::{Clamp, Normalize, Terrace};
+pub use blur::Blur;
+pub use combine::Combine;
+pub use diamond_square::DiamondSquare;
+pub use erosion::HydraulicErosion;
+pub use hill_features::HillFeatures;
+pub use hills_pits::HillsAndPits;
+pub use import::Import;
+pub use noise::NoiseStage;
+pub use random::RandomValues;
+pub use thermal::ThermalErosion;
+
+/// What a stage may use besides the map: its own random stream and the
+/// recipe's context.
+pub struct StageContext {
+    pub rng: StageRng,
+    /// Folder that relative paths in the recipe are resolved against.
+    pub base_dir: Option<PathBuf>,
+    /// World units between neighbouring cells (slopes, talus angles).
+    pub cell_size: f32,
+}
+
+impl StageContext {
+    /// A context with unit cells and no base folder.
+    pub fn new(rng: StageRng) -> Self {
+        Self {
+            rng,
+            base_dir: None,
+            cell_size: 1.0,
+        }
+    }
+}
+
+/// A stage that could not run (for example an import file that vanished).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageError(pub String);
+
+impl std::fmt::Display for StageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StageError {}
+
+/// One algorithm: parameters plus the transformation of the map.
+pub trait StageOp: Params {
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError>;
+}
+
+macro_rules! stage_catalogue {
+    ($($variant:ident($ty:ty) = $kind:literal, $label:literal, $help:literal;)*) => {
+        /// Every algorithm orogen offers, with its parameters.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        pub enum Stage {
+            $($variant($ty),)*
+        }
+
+        impl Stage {
+            /// Kebab-case kinds, as printed by `--timings`.
+            pub const KINDS: &'static [&'static str] = &[$($kind,)*];
+
+            pub fn kind(&self) -> &'static str {
+                match self { $(Stage::$variant(_) => $kind,)* }
+            }
+
+            pub fn label(&self) -> &'static str {
+                match self { $(Stage::$variant(_) => $label,)* }
+            }
+
+            pub fn help(&self) -> &'static str {
+                match self { $(Stage::$variant(_) => $help,)* }
+            }
+
+            /// A stage of `kind` with default parameters.
+            pub fn default_of(kind: &str) -> Option<Stage> {
+                match kind {
+                    $($kind => Some(Stage::$variant(<$ty>::default())),)*
+                    _ => None,
+                }
+            }
+
+            /// Display label of a kind.
+            pub fn label_of(kind: &str) -> &'static str {
+                match kind {
+                    $($kind => $label,)*
+                    _ => "unknown",
+                }
+            }
+
+            pub fn op(&self) -> &dyn StageOp {
+                match self { $(Stage::$variant(s) => s,)* }
+            }
+
+            pub fn op_mut(&mut self) -> &mut dyn StageOp {
+                match self { $(Stage::$variant(s) => s,)* }
+            }
+        }
+    };
+}
+
+stage_catalogue! {
+    RandomValues(RandomValues) = "random-values", "Random values",
+        "Every cell gets an independent uniform random value (the articles' random start).";
+    HillsAndPits(HillsAndPits) = "hills-and-pits", "Hills and pits",
+        "Paraboloid caps (peak = h·R²) at random centres; pit layers dig instead.";
+    Blur(Blur) = "blur", "Blur",
+        "Box blur: each cell becomes the mean of its (2r+1)² neighbourhood, repeated.";
+    HillFeatures(HillFeatures) = "hill-features", "Hill features",
+        "THREE.Terrain's Hill method: many eased feature shapes blended into the map.";
+    DiamondSquare(DiamondSquare) = "diamond-square", "Diamond-square",
+        "Fractal midpoint displacement; roughness H controls how fast detail fades.";
+    Noise(NoiseStage) = "noise", "Noise",
+        "Coherent noise (Perlin, OpenSimplex, fBm, ridged, Worley) blended into the map.";
+    Clamp(Clamp) = "clamp", "Clamp",
+        "Limits heights to a range (min 0 is the article's 'negatives to 0').";
+    Normalize(Normalize) = "normalize", "Normalize",
+        "Rescales the map linearly so its lowest cell is min and highest is max.";
+    Terrace(Terrace) = "terrace", "Terrace",
+        "Quantises heights into flat steps with adjustable edge sharpness.";
+    HydraulicErosion(HydraulicErosion) = "hydraulic-erosion", "Hydraulic erosion",
+        "Water droplets carve gullies and deposit sediment fans (particle model after Beyer 2015).";
+    ThermalErosion(ThermalErosion) = "thermal-erosion", "Thermal erosion",
+        "Material slides down slopes steeper than the talus angle, softening cliffs into scree.";
+    Import(Import) = "import", "Import",
+        "Starts from an existing heightmap file (PNG 8/16-bit or RAW16).";
+}
+
+impl Params for Stage {
+    fn visit(&mut self, v: &mut dyn ParamVisitor) {
+        self.op_mut().visit(v);
+    }
+}

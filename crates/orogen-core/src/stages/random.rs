@@ -1,0 +1,58 @@
+//! Random values (ALGORITHMS §1): independent uniform values per cell.
+
+use super::combine::{COMBINE_HELP, Combine};
+use super::{StageContext, StageError, StageOp};
+use crate::heightmap::Heightmap;
+use crate::params::{ParamVisitor, Params, Span, visit_choice};
+use crate::rng::{at_word, range_f32};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RandomValues {
+    pub values: Span,
+    pub combine: Combine,
+}
+
+impl Default for RandomValues {
+    fn default() -> Self {
+        // The article's `(rand()%100)*0.1 - 10`.
+        Self {
+            values: Span::new(-10.0, -0.1),
+            combine: Combine::Replace,
+        }
+    }
+}
+
+impl Params for RandomValues {
+    fn visit(&mut self, v: &mut dyn ParamVisitor) {
+        v.span(
+            "values",
+            &mut self.values,
+            -100_000.0..=100_000.0,
+            "Each cell gets a uniform random value in [min, max).",
+        );
+        visit_choice(v, "combine", &mut self.combine, COMBINE_HELP);
+    }
+}
+
+impl StageOp for RandomValues {
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        let width = map.width();
+        let (low, high) = (self.values.min, self.values.max);
+        let base = ctx.rng.clone();
+        // Row y reads words y*width.. of the stage stream: the same numbers
+        // whatever the thread count.
+        map.data_mut()
+            .par_chunks_mut(width)
+            .enumerate()
+            .for_each(|(y, row)| {
+                let mut rng = at_word(&base, (y * width) as u128);
+                for cell in row {
+                    *cell = self.combine.apply(*cell, range_f32(&mut rng, low, high));
+                }
+            });
+        Ok(())
+    }
+}

@@ -1,0 +1,330 @@
+//! The `orogen` command line.
+
+use orogen_core::flow::{ExportRequest, check_runnable, export_map, load_recipe, start_from_file};
+use orogen_core::io::bundle::ExportBundle;
+use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES, named_size};
+use orogen_core::io::height_files::{ByteOrder, ExportOptions, encode_png};
+use orogen_core::io::mesh_export::MeshPlan;
+use orogen_core::io::tiled_export::parse_map_tiles;
+use orogen_core::params::Span;
+use orogen_core::pipeline::{Pipeline, RunHooks};
+use orogen_core::presets;
+use orogen_core::recipe::{Recipe, default_memory_limit};
+use orogen_core::splat::builtin_tiles::{BUILTIN_TILES, builtin_tile};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "orogen",
+    version,
+    about = "Terrain workbench: heightmap algorithms, splat textures, live 3D viewer, engine exports.",
+    long_about = "Run without a command to open the 3D viewer."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Generate a heightmap (and texture) from a recipe and export it.
+    Generate(GenerateArgs),
+    /// List shipped presets, or print one.
+    Presets {
+        #[command(subcommand)]
+        action: Option<PresetAction>,
+    },
+    /// Open the interactive 3D viewer.
+    View(ViewArgs),
+    /// Write the built-in tile images (sand, grass, rock, snow) as PNG files.
+    Tiles(TilesArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PresetAction {
+    /// Print a preset's recipe file.
+    Show { name: String },
+}
+
+#[derive(Args, Debug)]
+pub struct TilesArgs {
+    /// Folder to write the built-in tile images into.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ByteOrderArg {
+    Le,
+    Be,
+}
+
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// Recipe file (.ron) or shipped preset name.
+    #[arg(long)]
+    pub recipe: String,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Map size: N, WxH, or an engine preset such as unity-1025, unreal-2017.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Override the recipe's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Byte order of heightmap.r16.
+    #[arg(long, value_enum, default_value = "le")]
+    pub byte_order: ByteOrderArg,
+    /// Write heightmap rows south-first (Unity's convention for north-up data).
+    #[arg(long)]
+    pub flip_y: bool,
+    /// Start from an existing heightmap (PNG or RAW16); sets the size unless --size is given.
+    #[arg(long)]
+    pub import: Option<PathBuf>,
+    /// Fixed height range mapped to 0..65535, as MIN:MAX (default: the map's own range).
+    #[arg(long, value_parser = parse_span, allow_hyphen_values = true)]
+    pub height_range: Option<Span>,
+    /// Print per-stage milliseconds to stderr.
+    #[arg(long)]
+    pub timings: bool,
+    /// Also write texture.png, splat.png and splat_<i>.png at this size (N or WxH texels).
+    #[arg(long)]
+    pub texture: Option<String>,
+    /// Refuse maps whose estimated memory exceeds this many MiB (default: half the machine's memory).
+    #[arg(long)]
+    pub memory_limit: Option<u64>,
+    /// Also write the map as N x N tiles (1 to 64) sharing their borders: heightmap_x{i}_y{j}.r16/.png.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub tiles: Option<String>,
+    /// Also write the terrain as a mesh: glb (terrain.glb) or obj (terrain.obj).
+    #[arg(long, value_name = "FORMAT")]
+    pub mesh: Option<String>,
+    /// Most mesh vertices a side (default: full resolution); larger maps are decimated.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub mesh_size: Option<String>,
+}
+
+#[derive(Args, Debug, Default)]
+pub struct ViewArgs {
+    /// Recipe file (.ron) or shipped preset name to open.
+    #[arg(long)]
+    pub recipe: Option<String>,
+    /// Save a PNG of the window once the terrain is shown, then exit.
+    #[arg(long)]
+    pub screenshot: Option<PathBuf>,
+    /// Frames to render after the terrain appears, before the screenshot.
+    #[arg(long, default_value_t = 3)]
+    pub frames: u32,
+    /// Show the map after this stage (0-based) instead of the final map.
+    #[arg(long)]
+    pub stage: Option<usize>,
+}
+
+impl ViewArgs {
+    /// The viewer's options from these arguments.
+    pub fn options(&self) -> crate::viewer::ViewOptions {
+        crate::viewer::ViewOptions {
+            recipe: self.recipe.clone(),
+            screenshot: self.screenshot.clone(),
+            frames: self.frames,
+            stage: self.stage,
+        }
+    }
+}
+
+fn parse_span(text: &str) -> Result<Span, String> {
+    let (a, b) = text
+        .split_once(':')
+        .ok_or_else(|| format!("expected MIN:MAX, got '{text}'"))?;
+    let min: f32 = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{a}' is not a number"))?;
+    let max: f32 = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{b}' is not a number"))?;
+    if !min.is_finite() || !max.is_finite() || min >= max {
+        return Err(format!("height range {text}: need finite MIN < MAX"));
+    }
+    Ok(Span::new(min, max))
+}
+
+/// Parses `N`, `WxH`, `unity-1025` or `unreal-2017`.
+pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let bad = || {
+        format!(
+            "--size '{text}': expected N, WxH, or an engine size like unity-1025 / unreal-2017 (Unity: {:?}; Unreal: {:?})",
+            UNITY_SIZES, UNREAL_SIZES
+        )
+    };
+    if let Some((w, h)) = text.split_once(['x', 'X']) {
+        let w = w.trim().parse().map_err(|_| bad())?;
+        let h = h.trim().parse().map_err(|_| bad())?;
+        return Ok((w, h));
+    }
+    let side = named_size(text.trim()).ok_or_else(bad)?;
+    Ok((side, side))
+}
+
+/// Parses a texture size: `N` or `WxH`, 1 to 16384 a side.
+pub fn parse_texture_size(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--texture '{text}': expected N or WxH with sides 1 to 16384");
+    let (w, h) = match text.split_once(['x', 'X']) {
+        Some((w, h)) => (w.trim().parse::<usize>(), h.trim().parse::<usize>()),
+        None => (text.trim().parse::<usize>(), text.trim().parse::<usize>()),
+    };
+    let (w, h) = (w.map_err(|_| bad())?, h.map_err(|_| bad())?);
+    if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+/// Runs `orogen tiles --out DIR`.
+pub fn tiles_command(args: &TilesArgs) -> Result<(), String> {
+    let mut bundle = ExportBundle::default();
+    for name in BUILTIN_TILES {
+        let tile = builtin_tile(name)
+            .ok_or_else(|| format!("missing built-in tile {name}"))?;
+        let png = encode_png(
+            tile.as_raw(),
+            tile.width() as usize,
+            tile.height() as usize,
+            image::ExtendedColorType::Rgb8,
+        )?;
+        bundle.add(format!("{name}.png"), png);
+    }
+    let written = bundle.write_to(&args.out)?;
+    println!("wrote {} tiles to {}", written.len(), args.out.display());
+    Ok(())
+}
+
+/// Runs `orogen generate`: the core's load → run → export flow, with
+/// the command line's overrides and progress.
+pub fn generate(args: &GenerateArgs) -> Result<(), String> {
+    let (mut recipe, base_dir) = load_recipe(&args.recipe)?;
+    if let Some(seed) = args.seed {
+        recipe.seed = seed;
+    }
+    if let Some(file) = &args.import {
+        for warning in start_from_file(&mut recipe, file)? {
+            eprintln!("warning: {warning}");
+        }
+    }
+    if let Some(size) = &args.size {
+        let (w, h) = parse_size(size)?;
+        recipe.width = w;
+        recipe.height = h;
+    }
+    let limit = args
+        .memory_limit
+        .map(|mib| mib << 20)
+        .unwrap_or_else(default_memory_limit);
+    check_runnable(&mut recipe, limit, "raise it with --memory-limit")?;
+    let request = export_request(args, &recipe)?;
+
+    let progress = progress_bar(recipe.stages.len() as u64);
+    let mut on_stage = |i: usize, _n: usize| {
+        if let Some(bar) = &progress {
+            bar.set_position(i as u64);
+        }
+    };
+    let start = Instant::now();
+    let output = Pipeline::new()
+        .with_base_dir(base_dir.clone())
+        .run(
+            &recipe,
+            RunHooks {
+                cancel: None,
+                progress: Some(&mut on_stage),
+            },
+        )
+        .map_err(|e| e.to_string())?;
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    if args.timings {
+        for stage in output.stages.iter().filter(|s| s.enabled) {
+            eprintln!("timing {} {:.3}", stage.kind, stage.millis);
+        }
+    }
+    let report = export_map(&output.map, &recipe, base_dir.as_deref(), &request, &args.out)?;
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if args.timings {
+        for (label, millis) in &report.timings {
+            eprintln!("timing {label} {millis:.3}");
+        }
+        eprintln!("timing total {:.3}", start.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!("{}", report.summary());
+    Ok(())
+}
+
+/// The export the arguments ask for, checked against the final map size
+/// before generating, so bad values cost nothing and write nothing.
+fn export_request(args: &GenerateArgs, recipe: &Recipe) -> Result<ExportRequest, String> {
+    let (w, h) = (recipe.width as usize, recipe.height as usize);
+    let tiles = args
+        .tiles
+        .as_deref()
+        .map(|t| parse_map_tiles(t, w, h))
+        .transpose()?;
+    let mesh = match (&args.mesh, &args.mesh_size) {
+        (Some(format), size) => Some(MeshPlan::parse(format, size.as_deref(), w, h)?),
+        (None, Some(_)) => return Err("--mesh-size needs --mesh glb|obj".into()),
+        (None, None) => None,
+    };
+    let texture = args.texture.as_deref().map(parse_texture_size).transpose()?;
+    Ok(ExportRequest {
+        options: ExportOptions {
+            byte_order: match args.byte_order {
+                ByteOrderArg::Le => ByteOrder::Le,
+                ByteOrderArg::Be => ByteOrder::Be,
+            },
+            flip_y: args.flip_y,
+            height_range: args.height_range,
+        },
+        texture,
+        tiles,
+        mesh,
+    })
+}
+
+fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} stage {pos}/{len} {wide_bar} {elapsed}")
+            .ok()?,
+    );
+    Some(bar)
+}
+
+/// Runs `orogen presets [show NAME]`.
+pub fn presets_command(action: &Option<PresetAction>) -> Result<(), String> {
+    match action {
+        None => {
+            for name in presets::names() {
+                println!("{name}");
+            }
+            Ok(())
+        }
+        Some(PresetAction::Show { name }) => {
+            let text = presets::text(name).ok_or_else(|| {
+                let names: Vec<&str> = presets::names().collect();
+                format!("no preset named '{name}' (shipped: {})", names.join(", "))
+            })?;
+            print!("{text}");
+            Ok(())
+        }
+    }
+}

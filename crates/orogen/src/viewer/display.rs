@@ -1,0 +1,243 @@
+//! Turns a pipeline result into what the screen shows: a Bevy mesh, the
+//! splat texture as a Bevy image, a height histogram and two small
+//! previews. Runs inside the regeneration job, never on the main thread;
+//! it takes only what it shows (the output, its recipe, the stage), so it
+//! knows nothing of the job that calls it.
+
+use super::state::{Generated, PreviewImage};
+use orogen_core::{Heightmap, Recipe};
+use orogen_core::mesh::{MeshData, build_mesh};
+use orogen_core::pipeline::PipelineOutput;
+use orogen_core::splat::{TileImages, render_splat};
+use bevy::asset::RenderAssetUsages;
+use bevy::image::{ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
+use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::prelude::*;
+use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use std::time::Instant;
+
+/// Display meshes keep at most this many vertices a side (exports keep
+/// the full map).
+pub const MAX_MESH_SIDE: usize = 1025;
+/// Longest side of the splat texture shown on the mesh.
+pub const MAX_TEXTURE_SIDE: usize = 1024;
+pub const MIN_TEXTURE_SIDE: usize = 256;
+/// Longest side of the 2D preview in the View panel.
+pub const PREVIEW_SIDE: usize = 192;
+pub const HISTOGRAM_BINS: usize = 64;
+
+pub struct DisplayBuild {
+    pub generated: Generated,
+    pub mesh: Mesh,
+    pub image: Image,
+}
+
+/// Builds the display of `output`, generated from `recipe`: the final map,
+/// or the map after stage `stage` when that is an earlier one. Tile images
+/// come with the warnings of loading them. A map the splat cannot paint
+/// (no tiles) is an error, as is any other job failure.
+pub fn build_display(
+    output: PipelineOutput,
+    recipe: &Recipe,
+    stage: Option<usize>,
+    (images, warnings): (TileImages, Vec<String>),
+) -> Result<DisplayBuild, String> {
+    let last_stage = output.stages.len().checked_sub(1);
+    let shown_stage = stage.filter(|&s| Some(s) < last_stage);
+    let map = match shown_stage {
+        Some(index) => output.after_stage(index),
+        None => output.map.clone(),
+    };
+    let stats = map.stats();
+
+    let mesh_start = Instant::now();
+    let mesh_data = build_mesh(&map, recipe.cell_size, 1.0, MAX_MESH_SIDE);
+    let decimated = mesh_data.is_decimated(&map);
+    let (mesh_columns, mesh_rows) = (mesh_data.columns, mesh_data.rows);
+    let mesh = to_bevy_mesh(mesh_data);
+    let mesh_millis = mesh_start.elapsed().as_secs_f64() * 1000.0;
+
+    // An intermediate stage can have a very different height range from
+    // the final map (diamond-square before normalising, say); edited bands
+    // would paint it all one tile, so it is coloured with bands spread
+    // over its own range.
+    let mut tiles = recipe.tiles.clone();
+    if shown_stage.is_some() {
+        tiles.auto_bands = true;
+    }
+    let effective_tiles = tiles.effective(stats.min, stats.max);
+    let texture_start = Instant::now();
+    let (tex_w, tex_h) = texture_size(map.width(), map.height());
+    let splat = render_splat(
+        &map,
+        recipe.cell_size,
+        &tiles,
+        &images,
+        tex_w,
+        tex_h,
+    )?;
+    let texture_rgba = splat.rgba();
+    let texture_millis = texture_start.elapsed().as_secs_f64() * 1000.0;
+
+    let texture_preview = downsample_rgba(&texture_rgba, splat.width, splat.height);
+    let heightmap_preview = grey_preview(&map, stats.min, stats.max);
+    let image = to_bevy_image(splat.width, splat.height, texture_rgba);
+
+    let generated = Generated {
+        serial: 0,
+        histogram: histogram(&map, stats.min, stats.max, HISTOGRAM_BINS),
+        output: Some(output),
+        recipe: Some(recipe.clone()),
+        effective_tiles: Some(effective_tiles),
+        shown_map: Some(map),
+        shown_stage,
+        shown_min: stats.min,
+        shown_max: stats.max,
+        mesh_columns,
+        mesh_rows,
+        decimated,
+        texture_side: (splat.width, splat.height),
+        mesh_millis,
+        texture_millis,
+        heightmap_preview,
+        texture_preview,
+        warnings,
+        error: None,
+    };
+    Ok(DisplayBuild {
+        generated,
+        mesh,
+        image,
+    })
+}
+
+/// Texture size: about two texels per cell, within the limits, keeping
+/// the map's aspect ratio.
+pub fn texture_size(map_width: usize, map_height: usize) -> (usize, usize) {
+    let longest = map_width.max(map_height).max(1);
+    let side = (longest * 2).clamp(MIN_TEXTURE_SIDE, MAX_TEXTURE_SIDE);
+    let scale = side as f32 / longest as f32;
+    let w = ((map_width as f32 * scale).round() as usize).max(2);
+    let h = ((map_height as f32 * scale).round() as usize).max(2);
+    (w, h)
+}
+
+/// The terrain's mesh and texture live in the render world only: with
+/// the main world keeping them too, every upload would first clone the
+/// whole mesh (59 MB at 1025²) on the frame's critical path. Nothing in
+/// the main world reads them back.
+const RENDER_ONLY: RenderAssetUsages = RenderAssetUsages::RENDER_WORLD;
+
+fn to_bevy_mesh(data: MeshData) -> Mesh {
+    Mesh::new(PrimitiveTopology::TriangleList, RENDER_ONLY)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, data.positions)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals)
+        .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, data.uvs)
+        .with_inserted_indices(Indices::U32(data.indices))
+}
+
+fn to_bevy_image(width: usize, height: usize, rgba: Vec<u8>) -> Image {
+    let mut image = Image::new(
+        Extent3d {
+            width: width as u32,
+            height: height as u32,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        rgba,
+        TextureFormat::Rgba8UnormSrgb,
+        RENDER_ONLY,
+    );
+    // Clamp so the texture does not bleed from one edge to the other.
+    image.sampler = ImageSampler::Descriptor(ImageSamplerDescriptor {
+        address_mode_u: ImageAddressMode::ClampToEdge,
+        address_mode_v: ImageAddressMode::ClampToEdge,
+        ..ImageSamplerDescriptor::linear()
+    });
+    image
+}
+
+/// Size of a preview of a `width x height` image, longest side
+/// [`PREVIEW_SIDE`].
+fn preview_size(width: usize, height: usize) -> (usize, usize) {
+    let longest = width.max(height).max(1);
+    let scale = PREVIEW_SIDE as f32 / longest as f32;
+    (
+        ((width as f32 * scale).round() as usize).max(1),
+        ((height as f32 * scale).round() as usize).max(1),
+    )
+}
+
+fn downsample_rgba(rgba: &[u8], width: usize, height: usize) -> PreviewImage {
+    let (pw, ph) = preview_size(width, height);
+    let mut out = Vec::with_capacity(pw * ph * 4);
+    for y in 0..ph {
+        let sy = (y * height / ph).min(height.saturating_sub(1));
+        for x in 0..pw {
+            let sx = (x * width / pw).min(width.saturating_sub(1));
+            let i = (sy * width + sx) * 4;
+            out.extend_from_slice(rgba.get(i..i + 4).unwrap_or(&[0, 0, 0, 255]));
+        }
+    }
+    PreviewImage {
+        width: pw,
+        height: ph,
+        rgba: out,
+    }
+}
+
+fn grey_preview(map: &Heightmap, min: f32, max: f32) -> PreviewImage {
+    let (pw, ph) = preview_size(map.width(), map.height());
+    let span = (max - min).max(f32::EPSILON);
+    let mut out = Vec::with_capacity(pw * ph * 4);
+    for y in 0..ph {
+        let my = y as f32 * (map.height() - 1) as f32 / (ph.max(2) - 1) as f32;
+        for x in 0..pw {
+            let mx = x as f32 * (map.width() - 1) as f32 / (pw.max(2) - 1) as f32;
+            let v = ((map.sample_bilinear(mx, my) - min) / span * 255.0).clamp(0.0, 255.0) as u8;
+            out.extend_from_slice(&[v, v, v, 255]);
+        }
+    }
+    PreviewImage {
+        width: pw,
+        height: ph,
+        rgba: out,
+    }
+}
+
+/// Counts heights into `bins` equal bins over `min..=max`.
+pub fn histogram(map: &Heightmap, min: f32, max: f32, bins: usize) -> Vec<u32> {
+    let mut counts = vec![0u32; bins.max(1)];
+    let span = max - min;
+    let last = counts.len() - 1;
+    for &v in map.data() {
+        let bin = if span > 0.0 {
+            (((v - min) / span) * counts.len() as f32) as usize
+        } else {
+            0
+        };
+        counts[bin.min(last)] += 1;
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texture_size_keeps_aspect_and_limits() {
+        assert_eq!(texture_size(513, 513), (1024, 1024));
+        assert_eq!(texture_size(33, 33), (256, 256));
+        assert_eq!(texture_size(4097, 2049), (1024, 512));
+    }
+
+    #[test]
+    fn histogram_counts_every_cell() {
+        let map = Heightmap::from_vec(2, 2, vec![0.0, 1.0, 2.0, 3.0])
+            .unwrap_or_else(|| Heightmap::new(2, 2));
+        let counts = histogram(&map, 0.0, 3.0, 3);
+        assert_eq!(counts.iter().sum::<u32>(), 4);
+        assert_eq!(counts, vec![1, 1, 2]);
+    }
+}

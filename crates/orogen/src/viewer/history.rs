@@ -1,0 +1,261 @@
+//! Undo / redo of recipe and tile edits (Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y).
+//!
+//! Every change of `EditedRecipe` (tiles included) is recorded, except
+//! that edits arriving within `coalesce` of the previous one join it: one
+//! slider drag is one undo step, not sixty.
+
+use super::state::{EditedRecipe, UiFocus};
+use orogen_core::Recipe;
+use bevy::prelude::*;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+pub struct HistoryPlugin;
+
+impl Plugin for HistoryPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<History>()
+            .add_systems(Update, undo_redo_keys)
+            .add_systems(PostUpdate, record_edits);
+    }
+}
+
+/// One undoable state.
+pub type Snapshot = Recipe;
+
+#[derive(Resource, Debug)]
+pub struct History {
+    /// Oldest first; the oldest step is dropped at the limit.
+    undo: VecDeque<Snapshot>,
+    redo: Vec<Snapshot>,
+    /// The state as last recorded (what the next edit is compared with).
+    current: Option<Snapshot>,
+    last_edit: Option<Instant>,
+    /// Edits closer together than this merge into one step.
+    pub coalesce: Duration,
+    pub limit: usize,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        Self {
+            undo: VecDeque::new(),
+            redo: Vec::new(),
+            current: None,
+            last_edit: None,
+            coalesce: Duration::from_millis(600),
+            limit: 200,
+        }
+    }
+}
+
+impl History {
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    /// Undo and redo steps held (the undo stack never exceeds `limit`).
+    pub fn depth(&self) -> (usize, usize) {
+        (self.undo.len(), self.redo.len())
+    }
+
+    /// Records `now` as the current state if it differs from the last one.
+    pub fn record(&mut self, now: Snapshot) {
+        let Some(previous) = self.current.take() else {
+            self.current = Some(now);
+            return;
+        };
+        if previous == now {
+            self.current = Some(previous);
+            return;
+        }
+        let merge = self
+            .last_edit
+            .is_some_and(|t| t.elapsed() < self.coalesce && !self.undo.is_empty());
+        if !merge {
+            self.undo.push_back(previous);
+            if self.undo.len() > self.limit {
+                self.undo.pop_front();
+            }
+        }
+        self.redo.clear();
+        self.current = Some(now);
+        self.last_edit = Some(Instant::now());
+    }
+
+    /// The state to restore, if any; it becomes the current state.
+    pub fn undo(&mut self) -> Option<Snapshot> {
+        let previous = self.undo.pop_back()?;
+        if let Some(current) = self.current.replace(previous.clone()) {
+            self.redo.push(current);
+        }
+        self.last_edit = None;
+        Some(previous)
+    }
+
+    pub fn redo(&mut self) -> Option<Snapshot> {
+        let next = self.redo.pop()?;
+        if let Some(current) = self.current.replace(next.clone()) {
+            self.undo.push_back(current);
+        }
+        self.last_edit = None;
+        Some(next)
+    }
+}
+
+fn record_edits(recipe: Res<EditedRecipe>, mut history: ResMut<History>) {
+    if recipe.is_changed() {
+        // Nothing watches the history for changes; skip the bookkeeping.
+        history.bypass_change_detection().record(recipe.0.clone());
+    }
+}
+
+/// What the user asked of the history this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HistoryAction {
+    Undo,
+    Redo,
+}
+
+pub fn apply_history_action(
+    action: HistoryAction,
+    history: &mut History,
+    recipe: &mut ResMut<EditedRecipe>,
+) {
+    let snapshot = match action {
+        HistoryAction::Undo => history.undo(),
+        HistoryAction::Redo => history.redo(),
+    };
+    if let Some(snapshot) = snapshot {
+        recipe.set_if_neq(EditedRecipe(snapshot));
+    }
+}
+
+fn undo_redo_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    focus: Option<Res<UiFocus>>,
+    mut history: ResMut<History>,
+    mut recipe: ResMut<EditedRecipe>,
+) {
+    // A focused text field has its own undo.
+    if focus.is_some_and(|f| f.keyboard) {
+        return;
+    }
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    let action = if ctrl && keys.just_pressed(KeyCode::KeyZ) {
+        Some(if shift {
+            HistoryAction::Redo
+        } else {
+            HistoryAction::Undo
+        })
+    } else if ctrl && keys.just_pressed(KeyCode::KeyY) {
+        Some(HistoryAction::Redo)
+    } else {
+        None
+    };
+    if let Some(action) = action {
+        apply_history_action(action, history.bypass_change_detection(), &mut recipe);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn app_with_seed(seed: u64) -> App {
+        let mut app = App::new();
+        app.add_plugins(MinimalPlugins)
+            .insert_resource(EditedRecipe(Recipe {
+                seed,
+                ..Recipe::default()
+            }))
+            .insert_resource(History {
+                coalesce: Duration::ZERO,
+                ..History::default()
+            })
+            .add_systems(PostUpdate, record_edits);
+        app.update();
+        app
+    }
+
+    fn seed(app: &App) -> u64 {
+        app.world().resource::<EditedRecipe>().0.seed
+    }
+
+    fn act(app: &mut App, action: HistoryAction) {
+        app.world_mut()
+            .run_system_cached_with(
+                |In(action): In<HistoryAction>,
+                 mut history: ResMut<History>,
+                 mut recipe: ResMut<EditedRecipe>| {
+                    apply_history_action(action, &mut history, &mut recipe);
+                },
+                action,
+            )
+            .unwrap_or_else(|e| panic!("history system failed: {e}"));
+        app.update();
+    }
+
+    #[test]
+    fn undo_restores_the_previous_recipe_and_redo_reapplies() {
+        let mut app = app_with_seed(1);
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 2;
+        app.update();
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 3;
+        app.update();
+        act(&mut app, HistoryAction::Undo);
+        assert_eq!(seed(&app), 2);
+        act(&mut app, HistoryAction::Undo);
+        assert_eq!(seed(&app), 1);
+        act(&mut app, HistoryAction::Undo);
+        assert_eq!(seed(&app), 1, "nothing left to undo");
+        act(&mut app, HistoryAction::Redo);
+        assert_eq!(seed(&app), 2);
+        // A new edit clears the redo stack.
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 9;
+        app.update();
+        act(&mut app, HistoryAction::Redo);
+        assert_eq!(seed(&app), 9);
+        act(&mut app, HistoryAction::Undo);
+        assert_eq!(seed(&app), 2);
+    }
+
+    #[test]
+    fn quick_edits_merge_into_one_step() {
+        let mut history = History::default();
+        let snap = |seed| Recipe {
+            seed,
+            ..Recipe::default()
+        };
+        history.record(snap(1));
+        for seed in 2..10 {
+            history.record(snap(seed));
+        }
+        assert_eq!(history.undo().map(|s| s.seed), Some(1));
+        assert!(!history.can_undo());
+    }
+
+    #[test]
+    fn at_the_limit_the_oldest_step_goes_and_the_newest_stay_in_order() {
+        let mut history = History {
+            coalesce: Duration::ZERO,
+            limit: 3,
+            ..History::default()
+        };
+        let snap = |seed| Recipe {
+            seed,
+            ..Recipe::default()
+        };
+        for seed in 1..=6 {
+            history.record(snap(seed));
+        }
+        assert_eq!(history.depth(), (3, 0));
+        let undone: Vec<u64> = std::iter::from_fn(|| history.undo().map(|s| s.seed)).collect();
+        assert_eq!(undone, [5, 4, 3]);
+    }
+}

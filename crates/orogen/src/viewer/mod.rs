@@ -1,0 +1,167 @@
+//! The Bevy viewer: a thin layer over the terrain core, one plugin per
+//! concern.
+//!
+//! `regen` turns recipe edits into pipeline jobs off the main thread
+//! (headless-testable), `display` builds the mesh and texture inside those
+//! jobs, `terrain` is the 3D scene and uploads, `camera` the fly camera,
+//! `history` undo/redo, `panels` the egui panels and status bar, and
+//! `screenshot` the `--screenshot` mode.
+
+pub mod camera;
+pub mod display;
+pub mod history;
+pub mod panels;
+pub mod regen;
+pub mod screenshot;
+pub mod state;
+pub mod terrain;
+
+use orogen_core::flow::load_recipe;
+use orogen_core::{Recipe, presets};
+use bevy::prelude::*;
+use bevy::render::RenderPlugin;
+use bevy::window::WindowResolution;
+use screenshot::{ExitReport, ScreenshotPlugin, TERRAIN_TIMEOUT};
+use state::{DisplayedStage, EditedRecipe, RecipeSource};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What `orogen view` was asked to open and show.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ViewOptions {
+    /// Recipe file or shipped preset name (`None`: the default preset).
+    pub recipe: Option<String>,
+    /// Save a PNG of the window once the terrain is shown, then exit.
+    pub screenshot: Option<PathBuf>,
+    /// Frames to render after the terrain appears, before the screenshot.
+    pub frames: u32,
+    /// Show the map after this stage instead of the final map.
+    pub stage: Option<usize>,
+}
+
+/// Everything the interactive viewer adds on top of Bevy's default plugins.
+pub struct ViewerPlugin;
+
+impl Plugin for ViewerPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_plugins((
+            regen::RegenerationPlugin,
+            terrain::TerrainScenePlugin,
+            camera::FlyCameraPlugin,
+            history::HistoryPlugin,
+            panels::PanelsPlugin,
+        ));
+    }
+}
+
+/// The recipe to open: `--recipe` (preset name or file) or `default`.
+fn initial_recipe(args: &ViewOptions) -> Result<(Recipe, RecipeSource), String> {
+    match &args.recipe {
+        Some(name) => {
+            let (recipe, base_dir) = load_recipe(name)?;
+            let file = presets::text(name).is_none().then(|| PathBuf::from(name));
+            Ok((recipe, RecipeSource { file, base_dir }))
+        }
+        None => {
+            let recipe = presets::load("default")
+                .ok_or("the default preset is missing")?
+                .map_err(|e| format!("default preset: {e}"))?;
+            Ok((recipe, RecipeSource::default()))
+        }
+    }
+}
+
+/// Winit's X11 backend needs a display; say so instead of panicking.
+fn check_display() -> Result<(), String> {
+    if std::env::var_os("DISPLAY").is_none() {
+        return Err(
+            "no X11 display (DISPLAY is unset); run inside a desktop session or under \
+             xvfb-run -a -s \"-screen 0 1280x800x24\""
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// Runs `orogen view`.
+pub fn run(args: &ViewOptions) -> Result<(), String> {
+    let (recipe, source) = initial_recipe(args)?;
+    if let Some(stage) = args.stage
+        && stage >= recipe.stages.len()
+    {
+        return Err(format!(
+            "--stage {stage}: the recipe has {} stages (0 to {})",
+            recipe.stages.len(),
+            recipe.stages.len().saturating_sub(1)
+        ));
+    }
+    check_display()?;
+    let report = ExitReport::default();
+    if args.screenshot.is_some() {
+        start_watchdog(TERRAIN_TIMEOUT + Duration::from_secs(90));
+    }
+
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "orogen".into(),
+                    resolution: WindowResolution::new(1280, 800),
+                    ..default()
+                }),
+                ..default()
+            })
+            .set(RenderPlugin {
+                // A screenshot must show the terrain, not a frame where
+                // its shaders are still compiling in the background.
+                synchronous_pipeline_compilation: args.screenshot.is_some(),
+                ..default()
+            }),
+    )
+    .insert_resource(EditedRecipe(recipe))
+    .insert_resource(source)
+    .insert_resource(DisplayedStage(args.stage))
+    .add_plugins(ViewerPlugin);
+    if let Some(path) = &args.screenshot {
+        app.add_plugins(ScreenshotPlugin {
+            path: path.clone(),
+            frames: args.frames,
+            report: report.clone(),
+        });
+    }
+
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app.run()));
+    match outcome {
+        Ok(AppExit::Success) => Ok(()),
+        Ok(AppExit::Error(code)) => Err(report
+            .message()
+            .unwrap_or_else(|| format!("the viewer stopped with exit code {code}"))),
+        Err(payload) => Err(format!(
+            "the viewer crashed: {}",
+            panic_text(payload.as_ref())
+        )),
+    }
+}
+
+/// Screenshot mode must never hang a CI job: if the app has neither
+/// finished nor failed by `limit` (a window that never draws, a stuck
+/// driver), exit the process with an error.
+fn start_watchdog(limit: Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        eprintln!(
+            "error: screenshot mode did not finish within {} s; giving up",
+            limit.as_secs()
+        );
+        std::process::exit(3);
+    });
+}

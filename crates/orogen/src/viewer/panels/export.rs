@@ -1,0 +1,144 @@
+//! Export panel: the CLI's export (RAW16 with byte order and flip-y,
+//! 16-bit PNG, preview, recipe, JSON sidecar, optionally the splat texture
+//! and weight maps) into a typed folder. Rendering and writing run on the
+//! IO task pool so the UI never stalls.
+
+use super::super::state::Generated;
+use super::{Document, ERROR_RED, OK_GREEN, UiContext};
+use orogen_core::flow::{ExportRequest, export_map};
+use orogen_core::io::height_files::{ByteOrder, ExportOptions};
+use orogen_core::params::Choice;
+use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
+use bevy_egui::egui;
+use std::path::PathBuf;
+
+pub struct ExportPanel {
+    folder: String,
+    options: ExportOptions,
+    /// Also write texture.png, splat.png and splat_<i>.png.
+    texture: bool,
+    /// Texture side in texels (`None` = the map's own size).
+    texture_side: Option<u32>,
+    task: Option<Task<Result<String, String>>>,
+    message: Option<Result<String, String>>,
+}
+
+impl Default for ExportPanel {
+    fn default() -> Self {
+        Self {
+            folder: "orogen-export".into(),
+            options: ExportOptions::default(),
+            texture: true,
+            texture_side: None,
+            task: None,
+            message: None,
+        }
+    }
+}
+
+impl ExportPanel {
+    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
+        self.collect_finished();
+        ui.horizontal(|ui| {
+            ui.label("folder");
+            ui.add(egui::TextEdit::singleline(&mut self.folder).desired_width(220.0))
+                .on_hover_text("Created if missing; files are replaced atomically");
+        });
+        ui.horizontal(|ui| {
+            ui.label("r16 byte order");
+            let current = self.options.byte_order;
+            egui::ComboBox::from_id_salt("byte-order")
+                .selected_text(current.label())
+                .show_ui(ui, |ui| {
+                    for &order in ByteOrder::ALL {
+                        ui.selectable_value(&mut self.options.byte_order, order, order.label());
+                    }
+                });
+        });
+        ui.checkbox(&mut self.options.flip_y, "flip y (rows south first, Unity)");
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut self.texture, "texture + splat maps");
+            if self.texture {
+                let mut custom = self.texture_side.is_some();
+                ui.checkbox(&mut custom, "size")
+                    .on_hover_text("Off = one texel per map cell");
+                match &mut self.texture_side {
+                    Some(side) if custom => {
+                        ui.add(egui::DragValue::new(side).range(16..=16384).suffix(" px"));
+                    }
+                    _ => {
+                        self.texture_side = custom.then_some(2048);
+                        ui.weak("map size");
+                    }
+                }
+            }
+        });
+        ui.weak("Writes heightmap.r16, heightmap.png (16-bit), a preview, recipe.ron and heightmap.json.");
+        let ready = info.generated.output.is_some() && !info.busy && self.task.is_none();
+        let button = ui
+            .add_enabled(ready, egui::Button::new("Export"))
+            .on_disabled_hover_text("Wait for the terrain to finish generating");
+        if button.clicked() {
+            self.start(info.generated, doc.source.base_dir.clone());
+        }
+        if self.task.is_some() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("exporting…");
+            });
+        }
+        match &self.message {
+            Some(Ok(text)) => {
+                ui.colored_label(OK_GREEN, text);
+            }
+            Some(Err(text)) => {
+                ui.colored_label(ERROR_RED, text);
+            }
+            None => {}
+        }
+    }
+
+    fn start(&mut self, generated: &Generated, base_dir: Option<PathBuf>) {
+        let (Some(output), Some(recipe)) = (&generated.output, &generated.recipe) else {
+            self.message = Some(Err("nothing generated yet".into()));
+            return;
+        };
+        let folder = self.folder.trim();
+        if folder.is_empty() {
+            self.message = Some(Err("type a folder to export into".into()));
+            return;
+        }
+        let dir = PathBuf::from(folder);
+        let map = output.map.clone();
+        let recipe = recipe.clone();
+        let request = ExportRequest {
+            options: self.options.clone(),
+            texture: self.texture.then(|| {
+                let side = self.texture_side.map(|s| s as usize);
+                side.map_or((map.width(), map.height()), |s| (s, s))
+            }),
+            ..ExportRequest::default()
+        };
+        self.message = None;
+        // The same flow as `orogen generate`: the same files, the same
+        // summary line, and its warnings shown under it.
+        self.task = Some(IoTaskPool::get().spawn(async move {
+            let report = export_map(&map, &recipe, base_dir.as_deref(), &request, &dir)?;
+            let mut text = report.summary();
+            for warning in &report.warnings {
+                text.push_str("\nwarning: ");
+                text.push_str(warning);
+            }
+            Ok(text)
+        }));
+    }
+
+    fn collect_finished(&mut self) {
+        if let Some(task) = self.task.as_mut()
+            && let Some(result) = check_ready(task)
+        {
+            self.message = Some(result);
+            self.task = None;
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! The egui side panel (collapsible sections, one struct per panel) and
+//! the status bar. Each frame the panels edit a copy of the resources
+//! (a [`Document`]); only fields that really changed are written back, so
+//! change detection keeps meaning "the user edited something".
+
+pub mod export;
+pub mod params_ui;
+pub mod presets;
+pub mod recipe;
+pub mod status;
+pub mod texture;
+pub mod view;
+
+use super::camera::FlyCamera;
+use super::history::{History, HistoryAction, apply_history_action};
+use super::regen::RegenJob;
+use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource, UiFocus, ViewSettings};
+use orogen_core::Recipe;
+use bevy::camera::visibility::RenderLayers;
+use bevy::camera::{CameraOutputMode, Viewport};
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use bevy::render::render_resource::BlendState;
+use bevy::window::PrimaryWindow;
+use bevy_egui::{
+    EguiContexts, EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext, egui,
+};
+
+pub struct PanelsPlugin;
+
+impl Plugin for PanelsPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_plugins(EguiPlugin::default())
+            // The UI gets its own camera so the 3D camera's viewport can
+            // leave out the panels (the terrain centres in what is visible).
+            .insert_resource(EguiGlobalSettings {
+                auto_create_primary_context: false,
+                ..default()
+            })
+            .init_resource::<Panels>()
+            .init_resource::<UiFocus>()
+            .add_systems(Startup, spawn_ui_camera)
+            .add_systems(EguiPrimaryContextPass, draw_panels);
+    }
+}
+
+/// The editable copy one UI frame works on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Document {
+    pub recipe: Recipe,
+    pub stage: Option<usize>,
+    pub view: ViewSettings,
+    pub source: RecipeSource,
+}
+
+/// Read-only facts and one-shot requests shared by the panels.
+pub struct UiContext<'a> {
+    pub generated: &'a Generated,
+    pub busy: bool,
+    pub busy_seconds: f32,
+    pub can_undo: bool,
+    pub can_redo: bool,
+    pub history_request: Option<HistoryAction>,
+}
+
+/// Red used for errors and invalid values throughout the UI.
+pub const ERROR_RED: egui::Color32 = egui::Color32::from_rgb(235, 80, 70);
+pub const OK_GREEN: egui::Color32 = egui::Color32::from_rgb(110, 200, 110);
+
+/// Every panel's own state, kept between frames.
+#[derive(Resource, Default)]
+pub struct Panels {
+    pub recipe: recipe::RecipePanel,
+    pub texture: texture::TexturePanel,
+    pub view: view::ViewPanel,
+    pub export: export::ExportPanel,
+    pub presets: presets::PresetsPanel,
+    /// Logical size of the left panel and the status bar, for the viewport.
+    left_width: f32,
+    bottom_height: f32,
+}
+
+fn spawn_ui_camera(mut commands: Commands) {
+    commands.spawn((
+        PrimaryEguiContext,
+        Camera2d,
+        Msaa::Off,
+        RenderLayers::none(),
+        Camera {
+            order: 1,
+            output_mode: CameraOutputMode::Write {
+                blend_state: Some(BlendState::ALPHA_BLENDING),
+                clear_color: ClearColorConfig::None,
+            },
+            clear_color: ClearColorConfig::Custom(Color::NONE),
+            ..default()
+        },
+    ));
+}
+
+#[derive(SystemParam)]
+struct EditedResources<'w> {
+    recipe: ResMut<'w, EditedRecipe>,
+    stage: ResMut<'w, DisplayedStage>,
+    view: ResMut<'w, ViewSettings>,
+    source: ResMut<'w, RecipeSource>,
+}
+
+impl EditedResources<'_> {
+    fn document(&self) -> Document {
+        Document {
+            recipe: self.recipe.0.clone(),
+            stage: self.stage.0,
+            view: self.view.clone(),
+            source: self.source.clone(),
+        }
+    }
+
+    /// Writes back only what changed.
+    fn store(&mut self, doc: Document) {
+        let Document {
+            recipe,
+            stage,
+            view,
+            source,
+        } = doc;
+        self.source.set_if_neq(source);
+        self.recipe.set_if_neq(EditedRecipe(recipe));
+        self.stage.set_if_neq(DisplayedStage(stage));
+        self.view.set_if_neq(view);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_panels(
+    mut contexts: EguiContexts,
+    mut panels: ResMut<Panels>,
+    mut edited: EditedResources,
+    generated: Res<Generated>,
+    job: Res<RegenJob>,
+    mut history: ResMut<History>,
+    mut focus: ResMut<UiFocus>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    mut camera: Query<&mut Camera, With<FlyCamera>>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?.clone();
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        "orogen-root".into(),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
+    );
+    let mut doc = edited.document();
+    let mut info = UiContext {
+        generated: &generated,
+        busy: job.is_busy(),
+        busy_seconds: job.elapsed().map(|d| d.as_secs_f32()).unwrap_or(0.0),
+        can_undo: history.can_undo(),
+        can_redo: history.can_redo(),
+        history_request: None,
+    };
+    let panels = &mut *panels;
+    let left = egui::Panel::left("orogen-panels")
+        .default_size(360.0)
+        .resizable(true)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical()
+                .auto_shrink([false, false])
+                .show(ui, |ui| {
+                    ui.add_space(4.0);
+                    ui.heading("orogen");
+                    section(ui, "Recipe", true, |ui| {
+                        panels.recipe.ui(ui, &mut doc, &mut info)
+                    });
+                    section(ui, "Texture", false, |ui| {
+                        panels.texture.ui(ui, &mut doc, &info)
+                    });
+                    section(ui, "View", true, |ui| panels.view.ui(ui, &mut doc, &info));
+                    section(ui, "Export", false, |ui| panels.export.ui(ui, &doc, &info));
+                    section(ui, "Presets and files", false, |ui| {
+                        panels.presets.ui(ui, &mut doc)
+                    });
+                });
+        })
+        .response;
+    let bottom = egui::Panel::bottom("orogen-status")
+        .show(&mut root, |ui| status::status_bar(ui, &doc, &info))
+        .response;
+    focus.set_if_neq(UiFocus {
+        pointer: left.contains_pointer()
+            || bottom.contains_pointer()
+            || ctx.egui_wants_pointer_input()
+            || ctx.egui_is_using_pointer(),
+        keyboard: ctx.egui_wants_keyboard_input(),
+    });
+    let (left, bottom) = (left.rect.width(), bottom.rect.height());
+
+    let request = info.history_request;
+    edited.store(doc);
+    if let Some(action) = request {
+        apply_history_action(
+            action,
+            history.bypass_change_detection(),
+            &mut edited.recipe,
+        );
+    }
+    panels.left_width = left;
+    panels.bottom_height = bottom;
+    fit_viewport(&window, left, bottom, &mut camera);
+    Ok(())
+}
+
+fn section(ui: &mut egui::Ui, title: &str, open: bool, body: impl FnOnce(&mut egui::Ui)) {
+    egui::CollapsingHeader::new(egui::RichText::new(title).strong())
+        .id_salt(title)
+        .default_open(open)
+        .show(ui, body);
+}
+
+/// Restricts the 3D camera to the window area the panels leave free.
+fn fit_viewport(
+    window: &Window,
+    left: f32,
+    bottom: f32,
+    cameras: &mut Query<&mut Camera, With<FlyCamera>>,
+) {
+    let scale = window.scale_factor();
+    let (width, height) = (window.physical_width(), window.physical_height());
+    let x = ((left * scale).round() as u32).min(width.saturating_sub(1));
+    let cut = ((bottom * scale).round() as u32).min(height.saturating_sub(1));
+    let size = UVec2::new(
+        width.saturating_sub(x).max(1),
+        height.saturating_sub(cut).max(1),
+    );
+    let viewport = Viewport {
+        physical_position: UVec2::new(x, 0),
+        physical_size: size,
+        ..default()
+    };
+    for mut camera in cameras.iter_mut() {
+        let same = camera.viewport.as_ref().is_some_and(|v| {
+            v.physical_position == viewport.physical_position
+                && v.physical_size == viewport.physical_size
+        });
+        if !same {
+            camera.viewport = Some(viewport.clone());
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! Presets panel: load a shipped preset, open or save a recipe file.
+
+use super::super::state::RecipeSource;
+use super::{Document, ERROR_RED, OK_GREEN};
+use orogen_core::flow::load_recipe;
+use orogen_core::io::atomic::write_atomic;
+use orogen_core::{Recipe, presets};
+use bevy_egui::egui;
+use std::path::{Path, PathBuf};
+
+#[derive(Default)]
+pub struct PresetsPanel {
+    preset: usize,
+    path: String,
+    message: Option<Result<String, String>>,
+}
+
+impl PresetsPanel {
+    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document) {
+        let names: Vec<&'static str> = presets::names().collect();
+        ui.horizontal(|ui| {
+            let current = names.get(self.preset).copied().unwrap_or("default");
+            egui::ComboBox::from_id_salt("preset-choice")
+                .selected_text(current)
+                .width(210.0)
+                .show_ui(ui, |ui| {
+                    for (i, name) in names.iter().enumerate() {
+                        ui.selectable_value(&mut self.preset, i, *name);
+                    }
+                });
+            if ui.button("Load").clicked() {
+                self.message = Some(load_named(current, doc, None));
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label("file");
+            ui.add(
+                egui::TextEdit::singleline(&mut self.path)
+                    .hint_text("path/to/recipe.ron")
+                    .desired_width(220.0),
+            );
+        });
+        if self.path.is_empty()
+            && let Some(file) = &doc.source.file
+        {
+            self.path = file.display().to_string();
+        }
+        ui.horizontal(|ui| {
+            let has_path = !self.path.trim().is_empty();
+            if ui
+                .add_enabled(has_path, egui::Button::new("Open"))
+                .clicked()
+            {
+                let path = self.path.trim().to_string();
+                self.message = Some(load_named(&path, doc, Some(PathBuf::from(&path))));
+            }
+            if ui
+                .add_enabled(has_path, egui::Button::new("Save"))
+                .clicked()
+            {
+                let path = PathBuf::from(self.path.trim());
+                self.message = Some(save(&doc.recipe, &path).map(|()| {
+                    doc.source.file = Some(path.clone());
+                    format!("saved {}", path.display())
+                }));
+            }
+        });
+        match &self.message {
+            Some(Ok(text)) => {
+                ui.colored_label(OK_GREEN, text);
+            }
+            Some(Err(text)) => {
+                ui.colored_label(ERROR_RED, text);
+            }
+            None => {}
+        }
+    }
+}
+
+/// Loads a preset name or recipe file into the document.
+fn load_named(name: &str, doc: &mut Document, file: Option<PathBuf>) -> Result<String, String> {
+    let (recipe, base_dir) = load_recipe(name)?;
+    doc.recipe = recipe;
+    doc.stage = None;
+    doc.source = RecipeSource { file, base_dir };
+    Ok(format!("loaded {name}"))
+}
+
+fn save(recipe: &Recipe, path: &Path) -> Result<(), String> {
+    let text = recipe.to_ron()?;
+    write_atomic(path, text.as_bytes()).map_err(|e| format!("cannot save {}: {e}", path.display()))
+}

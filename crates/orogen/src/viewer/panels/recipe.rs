@@ -1,0 +1,196 @@
+//! Recipe panel: size (with engine presets), seed, undo/redo, and the
+//! stage list with every parameter drawn through the visitor.
+
+use super::super::history::HistoryAction;
+use super::super::regen::check_recipe;
+use super::params_ui::draw_params;
+use super::{Document, ERROR_RED, UiContext};
+use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES};
+use orogen_core::params::clamp_all;
+use orogen_core::recipe::{MAX_SIDE, MIN_SIDE};
+use orogen_core::{Recipe, Stage, StageEntry};
+use bevy_egui::egui;
+
+#[derive(Default)]
+pub struct RecipePanel {
+    /// Index into `Stage::KINDS` of the stage the "Add" button adds.
+    add_kind: usize,
+}
+
+/// An edit to the stage list, applied after the list is drawn.
+enum ListEdit {
+    MoveUp(usize),
+    MoveDown(usize),
+    Remove(usize),
+}
+
+impl RecipePanel {
+    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document, info: &mut UiContext) {
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(info.can_undo, egui::Button::new("⟲ Undo"))
+                .on_hover_text("Ctrl+Z")
+                .clicked()
+            {
+                info.history_request = Some(HistoryAction::Undo);
+            }
+            if ui
+                .add_enabled(info.can_redo, egui::Button::new("⟳ Redo"))
+                .on_hover_text("Ctrl+Shift+Z or Ctrl+Y")
+                .clicked()
+            {
+                info.history_request = Some(HistoryAction::Redo);
+            }
+        });
+        size_controls(ui, &mut doc.recipe);
+        seed_controls(ui, &mut doc.recipe);
+        ui.separator();
+        self.stage_list(ui, &mut doc.recipe);
+        if let Err(message) = check_recipe(&doc.recipe) {
+            ui.colored_label(ERROR_RED, message);
+        }
+    }
+
+    fn stage_list(&mut self, ui: &mut egui::Ui, recipe: &mut Recipe) {
+        let count = recipe.stages.len();
+        let mut edit = None;
+        for (index, entry) in recipe.stages.iter_mut().enumerate() {
+            let id = ui.id().with(("stage", index, entry.stage.kind()));
+            let state = egui::collapsing_header::CollapsingState::load_with_default_open(
+                ui.ctx(),
+                id,
+                false,
+            );
+            state
+                .show_header(ui, |ui| {
+                    ui.checkbox(&mut entry.enabled, "")
+                        .on_hover_text("Run this stage");
+                    ui.label(format!("{index}. {}", entry.stage.label()))
+                        .on_hover_text(entry.stage.help());
+                    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                        if ui.small_button("×").on_hover_text("Remove").clicked() {
+                            edit = Some(ListEdit::Remove(index));
+                        }
+                        if ui
+                            .add_enabled(index + 1 < count, egui::Button::new("⏷").small())
+                            .on_hover_text("Move down")
+                            .clicked()
+                        {
+                            edit = Some(ListEdit::MoveDown(index));
+                        }
+                        if ui
+                            .add_enabled(index > 0, egui::Button::new("⏶").small())
+                            .on_hover_text("Move up")
+                            .clicked()
+                        {
+                            edit = Some(ListEdit::MoveUp(index));
+                        }
+                    });
+                })
+                .body(|ui| {
+                    if draw_params(ui, id, &mut entry.stage) {
+                        clamp_all(&mut entry.stage);
+                    }
+                });
+        }
+        match edit {
+            Some(ListEdit::MoveUp(i)) if i > 0 => recipe.stages.swap(i, i - 1),
+            Some(ListEdit::MoveDown(i)) if i + 1 < count => recipe.stages.swap(i, i + 1),
+            Some(ListEdit::Remove(i)) if i < count => {
+                recipe.stages.remove(i);
+            }
+            _ => {}
+        }
+        ui.horizontal(|ui| {
+            let kinds = Stage::KINDS;
+            let current = kinds.get(self.add_kind).copied().unwrap_or("noise");
+            egui::ComboBox::from_id_salt("add-stage-kind")
+                .selected_text(Stage::label_of(current))
+                .show_ui(ui, |ui| {
+                    for (i, kind) in kinds.iter().enumerate() {
+                        ui.selectable_value(&mut self.add_kind, i, Stage::label_of(kind));
+                    }
+                });
+            if ui.button("+ Add stage").clicked()
+                && let Some(stage) = Stage::default_of(current)
+            {
+                recipe.stages.push(StageEntry::new(stage));
+            }
+        });
+    }
+}
+
+fn size_controls(ui: &mut egui::Ui, recipe: &mut Recipe) {
+    ui.horizontal(|ui| {
+        ui.label("size")
+            .on_hover_text("Cells west to east × north to south");
+        ui.add(
+            egui::DragValue::new(&mut recipe.width)
+                .range(MIN_SIDE..=MAX_SIDE)
+                .speed(4.0),
+        );
+        ui.label("×");
+        ui.add(
+            egui::DragValue::new(&mut recipe.height)
+                .range(MIN_SIDE..=MAX_SIDE)
+                .speed(4.0),
+        );
+        egui::ComboBox::from_id_salt("engine-size")
+            .selected_text("engine size")
+            .show_ui(ui, |ui| {
+                for (engine, sizes) in [("Unity", UNITY_SIZES), ("Unreal", UNREAL_SIZES)] {
+                    ui.label(egui::RichText::new(engine).strong());
+                    for &side in sizes {
+                        if ui
+                            .selectable_label(
+                                recipe.width == side && recipe.height == side,
+                                format!("{engine} {side}"),
+                            )
+                            .clicked()
+                        {
+                            recipe.width = side;
+                            recipe.height = side;
+                        }
+                    }
+                }
+            });
+    });
+    ui.horizontal(|ui| {
+        ui.label("cell size")
+            .on_hover_text("World units between neighbouring cells");
+        ui.add(
+            egui::DragValue::new(&mut recipe.cell_size)
+                .range(0.001..=10_000.0)
+                .speed(0.01),
+        );
+    });
+    if recipe.width > 4097 || recipe.height > 4097 {
+        ui.colored_label(ERROR_RED, "Large map: regeneration may take a while.");
+    }
+}
+
+fn seed_controls(ui: &mut egui::Ui, recipe: &mut Recipe) {
+    ui.horizontal(|ui| {
+        ui.label("seed");
+        ui.add(egui::DragValue::new(&mut recipe.seed).speed(1.0));
+        if ui.button("New seed").clicked() {
+            recipe.seed = fresh_seed(recipe.seed);
+        }
+    });
+}
+
+/// A seed different from `previous`, from the clock (the UI needs variety,
+/// not reproducibility; the recipe stores whatever was picked).
+fn fresh_seed(previous: u64) -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(previous.wrapping_add(1));
+    let mut x = nanos ^ previous.rotate_left(17) ^ 0x9E37_79B9_7F4A_7C15;
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    // Keep seeds short enough to read and type.
+    let seed = x % 1_000_000;
+    if seed == previous { seed + 1 } else { seed }
+}

@@ -1,0 +1,121 @@
+//! Status bar: a spinner while a job runs, what each stage took, the
+//! mesh and texture sizes (saying when the mesh is decimated), errors.
+
+use super::{Document, ERROR_RED, UiContext};
+use orogen_core::Stage;
+use bevy_egui::egui;
+
+pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
+    ui.horizontal_wrapped(|ui| {
+        if info.busy {
+            ui.spinner();
+            ui.label(format!("generating… {:.1} s", info.busy_seconds));
+            ui.separator();
+        }
+        let generated = info.generated;
+        if let Some(error) = &generated.error {
+            ui.colored_label(ERROR_RED, error);
+            ui.separator();
+        }
+        let Some(output) = &generated.output else {
+            if !info.busy {
+                ui.label("no terrain yet");
+            }
+            return;
+        };
+        for (index, stage) in output.stages.iter().enumerate() {
+            let name = Stage::label_of(stage.kind);
+            let text = if !stage.enabled {
+                format!("{index}. {name} off")
+            } else if stage.reran {
+                format!("{index}. {name} {:.1} ms", stage.millis)
+            } else {
+                format!("{index}. {name} cached")
+            };
+            let label = egui::RichText::new(text).small();
+            let label = if generated.shown_stage == Some(index) {
+                label.strong().underline()
+            } else {
+                label
+            };
+            ui.label(label);
+        }
+        ui.separator();
+        ui.label(
+            egui::RichText::new(format!(
+                "mesh {:.0} ms · texture {:.0} ms",
+                generated.mesh_millis, generated.texture_millis
+            ))
+            .small(),
+        );
+        // The map facts start a row of their own, so the decimation notice
+        // is never split across two lines between the stage timings.
+        ui.end_row();
+        if let Some(map) = &generated.shown_map {
+            ui.label(
+                egui::RichText::new(format!(
+                    "map {}×{} · heights {:.1} to {:.1} · texture {}×{}",
+                    map.width(),
+                    map.height(),
+                    generated.shown_min,
+                    generated.shown_max,
+                    generated.texture_side.0,
+                    generated.texture_side.1
+                ))
+                .small(),
+            );
+            if generated.decimated {
+                ui.separator();
+                ui.colored_label(
+                    NOTICE_AMBER,
+                    egui::RichText::new(decimation_notice(
+                        (map.width(), map.height()),
+                        (generated.mesh_columns, generated.mesh_rows),
+                    ))
+                    .small(),
+                )
+                .on_hover_text(
+                    "Big maps are drawn with fewer vertices to stay interactive; \
+                     the heightmap, its statistics and every export use all cells",
+                );
+            }
+        }
+        if let Some(stage) = generated.shown_stage {
+            let label = doc
+                .recipe
+                .stages
+                .get(stage)
+                .map(|e| e.stage.label())
+                .unwrap_or("?");
+            ui.label(
+                egui::RichText::new(format!("showing the map after stage {stage} ({label})"))
+                    .strong(),
+            );
+        }
+    });
+}
+
+/// Amber for notices that are not errors.
+const NOTICE_AMBER: egui::Color32 = egui::Color32::from_rgb(235, 185, 80);
+
+/// What the status bar says when the 3D mesh has fewer vertices than the
+/// map has cells.
+pub fn decimation_notice(map: (usize, usize), mesh: (usize, usize)) -> String {
+    format!(
+        "3D view decimated: mesh {}×{} of the map's {}×{} cells (exports keep full size)",
+        mesh.0, mesh.1, map.0, map.1
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimation_notice_names_both_sizes_and_exports() {
+        let text = decimation_notice((2049, 2049), (1025, 1025));
+        assert!(text.contains("decimated"));
+        assert!(text.contains("1025×1025") && text.contains("2049×2049"));
+        assert!(text.contains("exports keep full size"));
+    }
+}

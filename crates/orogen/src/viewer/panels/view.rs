@@ -1,0 +1,377 @@
+//! View panel: exaggeration, wireframe, water, sun, the stage-by-stage
+//! demo (diamond-square level stepping, erosion iteration / droplet
+//! sliders) and a 2D preview.
+
+use super::super::state::{Generated, PreviewImage, PreviewKind};
+use super::{Document, UiContext};
+use orogen_core::params::{ParamVisitor, Params, Span};
+use orogen_core::{Stage, StageEntry};
+use bevy_egui::egui;
+use std::ops::RangeInclusive;
+
+#[derive(Default)]
+pub struct ViewPanel {
+    /// The preview texture and what it shows (generation serial, kind).
+    preview: Option<(u64, PreviewKind, egui::TextureHandle)>,
+}
+
+impl ViewPanel {
+    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document, info: &UiContext) {
+        let view = &mut doc.view;
+        ui.add(egui::Slider::new(&mut view.height_scale, 0.1..=5.0).text("height ×"))
+            .on_hover_text("Vertical exaggeration (display only; exports keep true heights)");
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut view.wireframe, "wireframe")
+                .on_hover_text("Needs a GPU with line polygon mode");
+            ui.checkbox(&mut view.shadows, "shadows");
+            ui.checkbox(&mut view.water_enabled, "water");
+        });
+        if view.water_enabled {
+            let (lo, hi) = water_range(info.generated);
+            ui.add(egui::Slider::new(&mut view.water_level, lo..=hi).text("water level"));
+        }
+        ui.add(egui::Slider::new(&mut view.sun_azimuth, 0.0..=360.0).text("sun azimuth °"))
+            .on_hover_text("0 = north, 90 = east");
+        ui.add(egui::Slider::new(&mut view.sun_elevation, 2.0..=90.0).text("sun elevation °"));
+        ui.separator();
+        stage_picker(ui, doc);
+        ui.separator();
+        self.preview(ui, doc, info.generated);
+    }
+
+    fn preview(&mut self, ui: &mut egui::Ui, doc: &mut Document, generated: &Generated) {
+        ui.horizontal(|ui| {
+            ui.label("preview");
+            ui.radio_value(&mut doc.view.preview, PreviewKind::Texture, "texture");
+            ui.radio_value(&mut doc.view.preview, PreviewKind::Heightmap, "heightmap");
+        });
+        let kind = doc.view.preview;
+        let image: &PreviewImage = match kind {
+            PreviewKind::Texture => &generated.texture_preview,
+            PreviewKind::Heightmap => &generated.heightmap_preview,
+        };
+        if image.rgba.len() != image.width * image.height * 4 || image.width == 0 {
+            ui.weak("(no map yet)");
+            return;
+        }
+        let stale = self
+            .preview
+            .as_ref()
+            .is_none_or(|(serial, shown, _)| *serial != generated.serial || *shown != kind);
+        if stale {
+            let colour =
+                egui::ColorImage::from_rgba_unmultiplied([image.width, image.height], &image.rgba);
+            let handle =
+                ui.ctx()
+                    .load_texture("orogen-preview", colour, egui::TextureOptions::LINEAR);
+            self.preview = Some((generated.serial, kind, handle));
+        }
+        if let Some((_, _, handle)) = &self.preview {
+            ui.add(egui::Image::new(egui::load::SizedTexture::new(
+                handle.id(),
+                handle.size_vec2(),
+            )))
+            .on_hover_text("Top-down, north up");
+        }
+    }
+}
+
+/// Water can sit anywhere from a little below to the top of the shown map.
+fn water_range(generated: &Generated) -> (f32, f32) {
+    let (min, max) = (generated.shown_min, generated.shown_max);
+    let pad = (max - min) * 0.05;
+    if max > min && (min - pad).is_finite() && max.is_finite() {
+        (min - pad, max)
+    } else {
+        (0.0, 100.0)
+    }
+}
+
+/// "Show the map after stage N", plus level stepping for diamond-square.
+fn stage_picker(ui: &mut egui::Ui, doc: &mut Document) {
+    let stages = &mut doc.recipe.stages;
+    let label_of = |i: Option<usize>| match i.and_then(|i| stages.get(i).map(|s| (i, s))) {
+        Some((i, entry)) => format!("after {i}. {}", entry.stage.label()),
+        None => "final map".to_string(),
+    };
+    let selected = label_of(doc.stage);
+    ui.horizontal(|ui| {
+        ui.label("show")
+            .on_hover_text("Stage-by-stage demo: the map as it was after one stage");
+        egui::ComboBox::from_id_salt("shown-stage")
+            .selected_text(selected)
+            .width(200.0)
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut doc.stage, None, "final map");
+                for i in 0..stages.len() {
+                    ui.selectable_value(&mut doc.stage, Some(i), label_of(Some(i)));
+                }
+            });
+    });
+    ui.horizontal(|ui| {
+        let count = stages.len();
+        if ui.small_button("◀ previous stage").clicked() {
+            doc.stage = match doc.stage {
+                None => count.checked_sub(2),
+                Some(0) => Some(0),
+                Some(i) => Some(i - 1),
+            };
+        }
+        if ui.small_button("next stage ▶").clicked() {
+            doc.stage = match doc.stage {
+                Some(i) if i + 2 < count => Some(i + 1),
+                _ => None,
+            };
+        }
+    });
+    // Diamond-square's "stop after level" is a recipe parameter: stepping
+    // it re-runs that stage and everything after it.
+    let focus = doc.stage.unwrap_or(stages.len().saturating_sub(1));
+    let ds = stages
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| *i <= focus)
+        .rev()
+        .find_map(|(i, e)| match &mut e.stage {
+            Stage::DiamondSquare(ds) => Some((i, ds)),
+            _ => None,
+        });
+    if let Some((index, ds)) = ds {
+        let levels = int_param_range(ds, "stop_after_level").unwrap_or(0..=0);
+        ui.horizontal(|ui| {
+            ui.label(format!("{index}. diamond-square level"))
+                .on_hover_text("Stop after this many levels to watch the lattice refine");
+            let mut limited = ds.stop_after_level.is_some();
+            if ui.checkbox(&mut limited, "limit").changed() {
+                ds.stop_after_level = limited.then_some(1);
+            }
+            if let Some(level) = &mut ds.stop_after_level {
+                if ui.small_button("−").clicked() {
+                    *level = level.saturating_sub(1);
+                }
+                ui.add(egui::DragValue::new(level).range(levels.clone()));
+                if ui.small_button("+").clicked() {
+                    *level = (*level + 1).min(*levels.end());
+                }
+            }
+        });
+    }
+    erosion_stepper(ui, stages, focus);
+}
+
+/// The erosion parameter the stage-by-stage demo steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErosionStep {
+    /// `ThermalErosion::iterations`.
+    ThermalIterations,
+    /// `HydraulicErosion::droplets`.
+    HydraulicDroplets,
+}
+
+impl ErosionStep {
+    /// The parameter's name in the stage's visitor (its range comes from there).
+    pub fn param(self) -> &'static str {
+        match self {
+            ErosionStep::ThermalIterations => "iterations",
+            ErosionStep::HydraulicDroplets => "droplets",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            ErosionStep::ThermalIterations => "thermal erosion iterations",
+            ErosionStep::HydraulicDroplets => "hydraulic erosion droplets",
+        }
+    }
+}
+
+/// The erosion stage whose progress the demo steps when the map after
+/// stage `focus` is shown: the nearest erosion stage at or before it.
+pub fn erosion_step_target(stages: &[StageEntry], focus: usize) -> Option<(usize, ErosionStep)> {
+    stages
+        .iter()
+        .enumerate()
+        .take(focus.saturating_add(1))
+        .rev()
+        .find_map(|(i, entry)| match entry.stage {
+            Stage::ThermalErosion(_) => Some((i, ErosionStep::ThermalIterations)),
+            Stage::HydraulicErosion(_) => Some((i, ErosionStep::HydraulicDroplets)),
+            _ => None,
+        })
+}
+
+/// The stepped value of `stage`, if it is the right kind.
+pub fn erosion_step_value(stage: &mut Stage, step: ErosionStep) -> Option<&mut u32> {
+    match (stage, step) {
+        (Stage::ThermalErosion(t), ErosionStep::ThermalIterations) => Some(&mut t.iterations),
+        (Stage::HydraulicErosion(h), ErosionStep::HydraulicDroplets) => Some(&mut h.droplets),
+        _ => None,
+    }
+}
+
+/// The allowed range of integer parameter `name` (optional or not), as
+/// the stage declares it.
+pub fn int_param_range(params: &mut dyn Params, name: &str) -> Option<RangeInclusive<u32>> {
+    struct Finder<'a> {
+        name: &'a str,
+        range: Option<RangeInclusive<u32>>,
+    }
+    impl ParamVisitor for Finder<'_> {
+        fn int(&mut self, name: &str, _: &mut u32, range: RangeInclusive<u32>, _: &str) {
+            if name == self.name && self.range.is_none() {
+                self.range = Some(range);
+            }
+        }
+        fn optional_int(&mut self, name: &str, value: &mut Option<u32>, range: RangeInclusive<u32>, help: &str) {
+            let mut current = value.unwrap_or(*range.start());
+            self.int(name, &mut current, range, help);
+        }
+    }
+    let mut finder = Finder { name, range: None };
+    params.visit(&mut finder);
+    finder.range
+}
+
+/// One step of the − / + buttons: one thermal iteration; a tenth of the
+/// droplets (a single droplet changes nothing visible).
+fn step_size(step: ErosionStep, value: u32) -> u32 {
+    match step {
+        ErosionStep::ThermalIterations => 1,
+        ErosionStep::HydraulicDroplets => (value / 10).max(1),
+    }
+}
+
+/// Erosion progress as a recipe parameter: dragging re-runs that stage
+/// and the ones after it through the normal edit path, so it is one undo
+/// step per drag.
+fn erosion_stepper(ui: &mut egui::Ui, stages: &mut [StageEntry], focus: usize) {
+    let Some((index, step)) = erosion_step_target(stages, focus) else {
+        return;
+    };
+    let Some(entry) = stages.get_mut(index) else {
+        return;
+    };
+    let range = int_param_range(&mut entry.stage, step.param()).unwrap_or(0..=u32::MAX);
+    let enabled = entry.enabled;
+    let Some(value) = erosion_step_value(&mut entry.stage, step) else {
+        return;
+    };
+    ui.label(format!("{index}. {}", step.label()))
+        .on_hover_text("Watch the erosion progress: the stage re-runs with this many");
+    ui.horizontal(|ui| {
+        let delta = step_size(step, *value);
+        if ui.small_button("−").clicked() {
+            *value = value.saturating_sub(delta).max(*range.start());
+        }
+        ui.spacing_mut().slider_width = 170.0;
+        ui.add(
+            egui::Slider::new(value, range.clone())
+                .logarithmic(true)
+                .clamping(egui::SliderClamping::Always),
+        );
+        if ui.small_button("+").clicked() {
+            *value = value.saturating_add(delta).min(*range.end());
+        }
+    });
+    if !enabled {
+        ui.weak("(this stage is switched off)");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orogen_core::Recipe;
+
+    fn stages(kinds: &[&str]) -> Vec<StageEntry> {
+        kinds
+            .iter()
+            .filter_map(|k| Stage::default_of(k))
+            .map(StageEntry::new)
+            .collect()
+    }
+
+    #[test]
+    fn erosion_stages_are_offered_in_the_add_stage_list() {
+        for kind in ["hydraulic-erosion", "thermal-erosion"] {
+            assert!(
+                Stage::KINDS.contains(&kind),
+                "{kind} missing from Stage::KINDS"
+            );
+            assert!(Stage::default_of(kind).is_some());
+            assert_ne!(Stage::label_of(kind), "unknown");
+        }
+    }
+
+    #[test]
+    fn erosion_step_target_is_the_nearest_erosion_stage_at_or_before_focus() {
+        let list = stages(&[
+            "diamond-square",
+            "hydraulic-erosion",
+            "normalize",
+            "thermal-erosion",
+            "blur",
+        ]);
+        assert_eq!(erosion_step_target(&list, 0), None);
+        assert_eq!(
+            erosion_step_target(&list, 1),
+            Some((1, ErosionStep::HydraulicDroplets))
+        );
+        assert_eq!(
+            erosion_step_target(&list, 2),
+            Some((1, ErosionStep::HydraulicDroplets))
+        );
+        assert_eq!(
+            erosion_step_target(&list, 3),
+            Some((3, ErosionStep::ThermalIterations))
+        );
+        assert_eq!(
+            erosion_step_target(&list, 99),
+            Some((3, ErosionStep::ThermalIterations))
+        );
+        assert_eq!(erosion_step_target(&[], usize::MAX), None);
+    }
+
+    #[test]
+    fn stepped_values_and_ranges_come_from_the_stage() {
+        let mut list = stages(&["hydraulic-erosion", "thermal-erosion"]);
+        for (entry, step) in list.iter_mut().zip([
+            ErosionStep::HydraulicDroplets,
+            ErosionStep::ThermalIterations,
+        ]) {
+            let range = int_param_range(&mut entry.stage, step.param());
+            let range = range.unwrap_or_else(|| panic!("{step:?}: no {} param", step.param()));
+            assert_eq!(*range.start(), 0, "{step:?} steps from zero");
+            let value = erosion_step_value(&mut entry.stage, step).map(|v| *v);
+            assert!(value.is_some_and(|v| range.contains(&v)));
+        }
+        // Diamond-square's level stepper reads its range the same way.
+        let mut ds = stages(&["diamond-square"]);
+        let levels = int_param_range(&mut ds[0].stage, "stop_after_level");
+        assert_eq!(levels, Some(0..=16));
+        // Wrong kind: nothing to step.
+        assert!(erosion_step_value(&mut list[0].stage, ErosionStep::ThermalIterations).is_none());
+    }
+
+    #[test]
+    fn stepping_is_a_recipe_edit() {
+        // The slider writes into the document's recipe, which the panels
+        // store through `set_if_neq`: the history and the regeneration see
+        // an ordinary edit.
+        let mut recipe = Recipe {
+            stages: stages(&["diamond-square", "thermal-erosion"]),
+            ..Recipe::default()
+        };
+        let before = recipe.clone();
+        let (index, step) =
+            erosion_step_target(&recipe.stages, 1).unwrap_or((0, ErosionStep::ThermalIterations));
+        if let Some(v) = erosion_step_value(&mut recipe.stages[index].stage, step) {
+            *v = 3;
+        }
+        assert_ne!(recipe, before);
+        assert!(matches!(&recipe.stages[1].stage, Stage::ThermalErosion(t) if t.iterations == 3));
+        assert_eq!(step_size(ErosionStep::ThermalIterations, 3), 1);
+        assert_eq!(step_size(ErosionStep::HydraulicDroplets, 0), 1);
+        assert_eq!(step_size(ErosionStep::HydraulicDroplets, 50_000), 5_000);
+    }
+}

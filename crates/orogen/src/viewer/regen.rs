@@ -1,0 +1,462 @@
+//! Regeneration off the main thread.
+//!
+//! When the recipe (tiles included) or the displayed stage change, a job
+//! on the async compute pool runs the pipeline (which re-runs only the
+//! stages from the first edited one; a tile-only edit re-runs none), then
+//! builds the display mesh, the splat texture and the previews. The main
+//! thread only swaps the results in. A newer request cancels the older
+//! job (its flag is checked between stages) and drops it, so the latest
+//! edit always wins.
+//!
+//! This plugin needs no window or GPU: it works under `MinimalPlugins`.
+
+use super::display::{DisplayBuild, build_display};
+use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource};
+use orogen_core::Recipe;
+use orogen_core::pipeline::{Pipeline, PipelineError, RunHooks};
+use orogen_core::flow::check_runnable;
+use orogen_core::recipe::default_memory_limit;
+use orogen_core::splat::{TileImages, TileSet, load_tile_image};
+use bevy::prelude::*;
+use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
+use image::RgbImage;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub struct RegenerationPlugin;
+
+impl Plugin for RegenerationPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<RecipeSource>()
+            .init_resource::<DisplayedStage>()
+            .init_resource::<Generated>()
+            .init_resource::<PendingUpload>()
+            .init_resource::<RegenJob>()
+            .init_resource::<SharedPipeline>()
+            .add_systems(Update, (start_job_on_edit, collect_finished_job).chain());
+    }
+}
+
+/// State that outlives one job: the pipeline, whose per-stage cache makes
+/// re-runs cheap, and the decoded tile images. Jobs lock it while they
+/// run; they run one after another, so the lock is only ever waited on by
+/// a job queued behind a cancelled one.
+#[derive(Resource, Clone, Default)]
+pub struct SharedPipeline(Arc<Mutex<JobCache>>);
+
+#[derive(Default)]
+pub(crate) struct JobCache {
+    base_dir: Option<PathBuf>,
+    pipeline: Pipeline,
+    /// Decoded tile images by image spec (or why it could not be read),
+    /// for the folder `images_dir`: adding, removing or re-pointing one
+    /// tile decodes only that tile's image.
+    images: HashMap<String, Result<RgbImage, String>>,
+    images_dir: Option<PathBuf>,
+}
+
+impl JobCache {
+    /// Tile images for `tiles` (a flat colour plus a warning for each one
+    /// that cannot be read). Images no tile uses any more are dropped, so
+    /// the cache never holds more than the current tiles.
+    pub(crate) fn tile_images(
+        &mut self,
+        tiles: &TileSet,
+        base_dir: Option<&std::path::Path>,
+    ) -> (TileImages, Vec<String>) {
+        let dir = base_dir.map(PathBuf::from);
+        if self.images_dir != dir {
+            self.images.clear();
+            self.images_dir = dir;
+        }
+        self.images
+            .retain(|spec, _| tiles.tiles.iter().any(|t| &t.image == spec));
+        let mut warnings = Vec::new();
+        let mut images = Vec::with_capacity(tiles.tiles.len());
+        for tile in &tiles.tiles {
+            let loaded = self
+                .images
+                .entry(tile.image.clone())
+                .or_insert_with(|| load_tile_image(&tile.image, base_dir));
+            match loaded {
+                Ok(image) => images.push(image.clone()),
+                Err(e) => {
+                    warnings.push(format!("{}: {e}; using a flat colour", tile.name));
+                    images.push(RgbImage::from_pixel(1, 1, image::Rgb(tile.fallback_color)));
+                }
+            }
+        }
+        (TileImages { images }, warnings)
+    }
+}
+
+/// What a job needs; everything is owned so the job outlives the frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobRequest {
+    pub recipe: Recipe,
+    pub stage: Option<usize>,
+    pub base_dir: Option<PathBuf>,
+}
+
+/// The job in flight, if any.
+#[derive(Resource, Default)]
+pub struct RegenJob {
+    task: Option<Task<Result<DisplayBuild, String>>>,
+    cancel: Arc<AtomicBool>,
+    started: Option<Instant>,
+    /// The request in flight or last finished: an edit that leads back to
+    /// it (typing a value and deleting it again) starts no job.
+    last_request: Option<JobRequest>,
+    /// Jobs started so far (a test hook: superseded jobs count too).
+    pub started_count: u64,
+}
+
+impl RegenJob {
+    pub fn is_busy(&self) -> bool {
+        self.task.is_some()
+    }
+
+    /// How long the job in flight has been running.
+    pub fn elapsed(&self) -> Option<Duration> {
+        self.task.as_ref().and(self.started.map(|s| s.elapsed()))
+    }
+
+    fn supersede(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        self.task = None;
+        self.started = None;
+    }
+}
+
+/// Render assets built by the last job, waiting for the scene to upload
+/// them (taken, not cloned: a 1024² texture is 4 MiB).
+#[derive(Resource, Default)]
+pub struct PendingUpload {
+    pub mesh: Option<Mesh>,
+    pub image: Option<Image>,
+}
+
+/// Checks the recipe before it is handed to a job; the error is one line.
+/// A map too large for memory is shrunk in the Recipe panel: the viewer
+/// has no memory-limit option to raise.
+pub fn check_recipe(recipe: &Recipe) -> Result<Recipe, String> {
+    let mut checked = recipe.clone();
+    check_runnable(&mut checked, default_memory_limit(), TOO_LARGE_HINT)?;
+    Ok(checked)
+}
+
+/// What the viewer suggests when a map needs more memory than allowed.
+pub const TOO_LARGE_HINT: &str = "choose a smaller size in the Recipe panel";
+
+fn start_job_on_edit(
+    recipe: Res<EditedRecipe>,
+    stage: Res<DisplayedStage>,
+    source: Res<RecipeSource>,
+    pipeline: Res<SharedPipeline>,
+    mut job: ResMut<RegenJob>,
+    mut generated: ResMut<Generated>,
+) {
+    if !(recipe.is_changed() || stage.is_changed() || source.is_changed()) {
+        return;
+    }
+    let recipe = match check_recipe(&recipe.0) {
+        Ok(recipe) => recipe,
+        Err(message) => {
+            job.supersede();
+            job.last_request = None;
+            generated.error = Some(message);
+            return;
+        }
+    };
+    let request = JobRequest {
+        recipe,
+        stage: stage.0,
+        base_dir: source.base_dir.clone(),
+    };
+    if job.last_request.as_ref() == Some(&request) {
+        // Same request as the job in flight or last finished: its result
+        // (or its error: an import that failed fails again) stands.
+        return;
+    }
+    job.supersede();
+    // The previous request's error (an invalid value since fixed, a stage
+    // that failed) no longer applies to this one.
+    if generated.error.is_some() {
+        generated.error = None;
+    }
+    job.last_request = Some(request.clone());
+    let cancel = Arc::new(AtomicBool::new(false));
+    let shared = pipeline.0.clone();
+    let flag = cancel.clone();
+    let task = AsyncComputeTaskPool::get().spawn(async move {
+        // A stage that panics must not take the viewer down (a panicking
+        // task would panic again when polled on the main thread): report
+        // it like any other failed generation.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_job(&shared, &request, &flag)
+        }))
+        .unwrap_or_else(|payload| {
+            Err(format!(
+                "generation failed: {}",
+                super::panic_text(payload.as_ref())
+            ))
+        })
+    });
+    job.task = Some(task);
+    job.cancel = cancel;
+    job.started = Some(Instant::now());
+    job.started_count += 1;
+}
+
+/// Runs the pipeline and builds everything the display needs.
+fn run_job(
+    shared: &Mutex<JobCache>,
+    request: &JobRequest,
+    cancel: &AtomicBool,
+) -> Result<DisplayBuild, String> {
+    // A job that panicked poisons the lock; the cache is still usable
+    // because the pipeline only keeps finished stages.
+    let mut cache = shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if cache.base_dir != request.base_dir {
+        cache.pipeline = Pipeline::new().with_base_dir(request.base_dir.clone());
+        cache.base_dir = request.base_dir.clone();
+    }
+    let hooks = RunHooks {
+        cancel: Some(cancel),
+        progress: None,
+    };
+    let output = match cache.pipeline.run(&request.recipe, hooks) {
+        Ok(output) => output,
+        Err(PipelineError::Cancelled) => return Err("cancelled".into()),
+        Err(e) => return Err(e.to_string()),
+    };
+    if cancel.load(Ordering::Relaxed) {
+        return Err("cancelled".into());
+    }
+    let images = cache.tile_images(&request.recipe.tiles, request.base_dir.as_deref());
+    drop(cache);
+    build_display(output, &request.recipe, request.stage, images)
+}
+
+fn collect_finished_job(
+    mut job: ResMut<RegenJob>,
+    mut generated: ResMut<Generated>,
+    mut upload: ResMut<PendingUpload>,
+) {
+    let Some(task) = job.task.as_mut() else {
+        return;
+    };
+    let Some(result) = check_ready(task) else {
+        return;
+    };
+    job.task = None;
+    job.started = None;
+    match result {
+        Ok(build) => {
+            let serial = generated.serial + 1;
+            *generated = build.generated;
+            generated.serial = serial;
+            upload.mesh = Some(build.mesh);
+            upload.image = Some(build.image);
+        }
+        Err(message) => generated.error = Some(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orogen_core::StageEntry;
+    use orogen_core::stages::{Normalize, RandomValues, Stage};
+
+    fn small_recipe(seed: u64) -> Recipe {
+        Recipe {
+            width: 33,
+            height: 33,
+            seed,
+            cell_size: 1.0,
+            tiles: TileSet::default(),
+            stages: vec![
+                StageEntry::new(Stage::RandomValues(RandomValues::default())),
+                StageEntry::new(Stage::Normalize(Normalize::default())),
+            ],
+        }
+    }
+
+    fn headless_app(recipe: Recipe) -> App {
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, RegenerationPlugin))
+            .insert_resource(EditedRecipe(recipe));
+        app
+    }
+
+    /// Updates until a new generation arrives (or fails after 30 s).
+    fn wait_for_generation(app: &mut App, after_serial: u64) -> u64 {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            app.update();
+            let generated = app.world().resource::<Generated>();
+            if generated.serial > after_serial {
+                return generated.serial;
+            }
+            assert!(generated.error.is_none(), "{:?}", generated.error);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("no generation within 30 s");
+    }
+
+    fn shown_map_data(app: &App) -> Vec<f32> {
+        let generated = app.world().resource::<Generated>();
+        generated
+            .shown_map
+            .as_ref()
+            .map(|m| m.data().to_vec())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn recipe_change_regenerates_the_heightmap() {
+        let mut app = headless_app(small_recipe(1));
+        let first = wait_for_generation(&mut app, 0);
+        let before = shown_map_data(&app);
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 2;
+        let second = wait_for_generation(&mut app, first);
+        assert!(second > first);
+        assert_ne!(before, shown_map_data(&app));
+        assert!(app.world().resource::<PendingUpload>().mesh.is_some());
+    }
+
+    #[test]
+    fn view_only_change_does_not_regenerate() {
+        let mut app = headless_app(small_recipe(1));
+        app.init_resource::<super::super::state::ViewSettings>();
+        let first = wait_for_generation(&mut app, 0);
+        let jobs = app.world().resource::<RegenJob>().started_count;
+        app.world_mut()
+            .resource_mut::<super::super::state::ViewSettings>()
+            .height_scale = 3.0;
+        for _ in 0..5 {
+            app.update();
+        }
+        assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
+        assert_eq!(app.world().resource::<Generated>().serial, first);
+    }
+
+    #[test]
+    fn newer_edit_supersedes_older_job() {
+        let mut app = headless_app(small_recipe(1));
+        let first = wait_for_generation(&mut app, 0);
+        // Two edits in consecutive frames: the first job is cancelled.
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 7;
+        app.update();
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 8;
+        let latest = wait_for_generation(&mut app, first);
+        let expected = {
+            let mut direct = Pipeline::new();
+            direct
+                .run(&small_recipe(8), RunHooks::default())
+                .map(|o| o.map)
+        };
+        let expected = expected.map(|m| m.data().to_vec()).unwrap_or_default();
+        assert_eq!(shown_map_data(&app), expected);
+        // Settle: no further generation replaces the latest one.
+        for _ in 0..20 {
+            app.update();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(app.world().resource::<Generated>().serial, latest);
+        assert_eq!(shown_map_data(&app), expected);
+    }
+
+    #[test]
+    fn tile_images_are_cached_per_image_and_pruned() {
+        let mut cache = JobCache::default();
+        let mut tiles = TileSet::default();
+        let (images, warnings) = cache.tile_images(&tiles, None);
+        assert_eq!(images.images.len(), tiles.tiles.len());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(cache.images.len(), 4);
+        // Re-point one tile at a file that does not exist: a warning and a
+        // flat colour for it, the others still cached, the old image gone.
+        tiles.tiles[0].image = "/nonexistent/orogen/tile.png".into();
+        let (images, warnings) = cache.tile_images(&tiles, None);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].starts_with("sand: "), "{warnings:?}");
+        assert_eq!(images.images[0].dimensions(), (1, 1));
+        assert_eq!(cache.images.len(), 4);
+        assert!(!cache.images.contains_key("builtin:sand"));
+        tiles.tiles.truncate(1);
+        let _ = cache.tile_images(&tiles, None);
+        assert_eq!(cache.images.len(), 1);
+    }
+
+    #[test]
+    fn a_failed_stage_stays_reported_until_the_recipe_changes() {
+        let mut recipe = small_recipe(1);
+        recipe.stages.insert(
+            0,
+            StageEntry::new(Stage::Import(orogen_core::stages::Import {
+                path: "/nonexistent/orogen/missing.png".into(),
+                ..Default::default()
+            })),
+        );
+        let mut app = headless_app(recipe);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while app.world().resource::<Generated>().error.is_none() {
+            assert!(Instant::now() < deadline, "no error reported");
+            app.update();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let error = app.world().resource::<Generated>().error.clone();
+        assert!(
+            error.as_deref().unwrap_or("").contains("import"),
+            "{error:?}"
+        );
+        // Touching the recipe without changing it repeats the request: the
+        // error stands (it used to be cleared, hiding the failure).
+        app.world_mut().resource_mut::<EditedRecipe>().set_changed();
+        for _ in 0..5 {
+            app.update();
+        }
+        assert_eq!(app.world().resource::<Generated>().error, error);
+        // A real edit starts a new job and clears the old error at once.
+        app.world_mut()
+            .resource_mut::<EditedRecipe>()
+            .0
+            .stages
+            .remove(0);
+        app.update();
+        assert_eq!(app.world().resource::<Generated>().error, None);
+        wait_for_generation(&mut app, 0);
+    }
+
+    #[test]
+    fn invalid_recipe_reports_instead_of_running() {
+        let mut recipe = small_recipe(1);
+        recipe.width = 1;
+        let mut app = headless_app(recipe);
+        app.update();
+        let generated = app.world().resource::<Generated>();
+        assert!(generated.error.as_deref().unwrap_or("").contains("width"));
+        assert!(!app.world().resource::<RegenJob>().is_busy());
+    }
+
+    #[test]
+    fn a_map_too_large_for_memory_suggests_what_the_viewer_offers() {
+        let mut recipe = small_recipe(1);
+        recipe.width = orogen_core::recipe::MAX_SIDE;
+        recipe.height = orogen_core::recipe::MAX_SIDE;
+        recipe.stages = (0..400)
+            .map(|_| StageEntry::new(Stage::Normalize(Normalize::default())))
+            .collect();
+        let err = check_recipe(&recipe).unwrap_err();
+        assert!(err.contains("MiB"), "{err}");
+        assert!(err.ends_with(&format!("({TOO_LARGE_HINT})")), "{err}");
+        assert!(!err.contains("--memory-limit"), "{err}");
+    }
+}
