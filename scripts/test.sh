@@ -27,4 +27,4 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-cargo test "$@"
+cargo test --workspace "$@"

@@ -8,20 +8,25 @@ use crate::heightmap::Heightmap;
 use crate::hugepages::huge_capacity;
 use rayon::prelude::*;
 
+/// The terrain as triangle-list buffers, one vertex per kept cell.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeshData {
     /// x east, y up, z south; the map is centred on the origin.
     pub positions: Vec<[f32; 3]>,
+    /// Unit vertex normals, one per position.
     pub normals: Vec<[f32; 3]>,
     /// (0,0) = north-west corner, (1,1) = south-east.
     pub uvs: Vec<[f32; 2]>,
+    /// Index triples into `positions`, counter-clockwise seen from above.
     pub indices: Vec<u32>,
     /// Vertices a side actually used.
     pub columns: usize,
+    /// Vertex rows actually used (north to south).
     pub rows: usize,
 }
 
 impl MeshData {
+    /// Whether the mesh has fewer vertices a side than `map` has cells.
     pub fn is_decimated(&self, map: &Heightmap) -> bool {
         self.columns < map.width() || self.rows < map.height()
     }

@@ -14,11 +14,14 @@ use std::ops::RangeInclusive;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Span {
+    /// Low end, inclusive.
     pub min: f32,
+    /// High end, inclusive.
     pub max: f32,
 }
 
 impl Span {
+    /// The span `min..=max`, usable in `const` contexts.
     pub const fn new(min: f32, max: f32) -> Self {
         Self { min, max }
     }
@@ -26,8 +29,11 @@ impl Span {
 
 /// A closed set of named options (an enum shown as a combo box).
 pub trait Choice: Copy + PartialEq + 'static {
+    /// Every option, in the order the combo box lists them.
     const ALL: &'static [Self];
+    /// The option's name as shown in the viewer and the recipe reference.
     fn label(self) -> &'static str;
+    /// A one-line explanation of the option for tooltips; empty by default.
     fn help(self) -> &'static str {
         ""
     }
@@ -100,13 +106,16 @@ pub fn visit_choice<C: Choice>(v: &mut dyn ParamVisitor, name: &str, value: &mut
 
 /// A type whose parameters can be visited.
 pub trait Params {
+    /// Hands each parameter, with its name, range and help text, to `v`.
     fn visit(&mut self, v: &mut dyn ParamVisitor);
 }
 
 /// A parameter outside its allowed values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamError {
+    /// Where the parameter sits, dot-joined (`stages[2](blur).radius`, say).
     pub path: String,
+    /// What is wrong with the value and which values are allowed.
     pub message: String,
 }
 

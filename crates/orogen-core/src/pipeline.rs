@@ -13,18 +13,24 @@ use std::time::Instant;
 /// One stage's result.
 #[derive(Clone, Debug)]
 pub struct StageOutput {
+    /// The stage's kebab-case kind (`blur`, `hydraulic-erosion`, ...).
     pub kind: &'static str,
+    /// Whether the stage ran; a disabled stage passes its input map through.
     pub enabled: bool,
     /// Milliseconds this stage took when it last ran.
     pub millis: f64,
     /// Whether this run computed it (false = reused from the cache).
     pub reran: bool,
+    /// The map after this stage (its input map when the stage is disabled).
     pub map: Arc<Heightmap>,
 }
 
+/// The result of a run: every stage's map and the final one.
 #[derive(Clone, Debug)]
 pub struct PipelineOutput {
+    /// One output per recipe stage, in recipe order.
     pub stages: Vec<StageOutput>,
+    /// The final map (the flat starting map when the recipe has no stages).
     pub map: Arc<Heightmap>,
     /// Index of the first stage this run recomputed (`stages.len()` if none).
     pub first_rerun: usize,
@@ -39,19 +45,26 @@ impl PipelineOutput {
             .unwrap_or_else(|| self.map.clone())
     }
 
+    /// Milliseconds of all stages, reused ones at their last run's time.
     pub fn total_millis(&self) -> f64 {
         self.stages.iter().map(|s| s.millis).sum()
     }
 }
 
+/// Why a run stopped before producing a map.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PipelineError {
+    /// A stage could not run, or its heights overflowed to infinity or NaN.
     #[error("stage {index} ({kind}): {error}")]
     Stage {
+        /// The stage's position in the recipe, from 0.
         index: usize,
+        /// The stage's kebab-case kind.
         kind: &'static str,
+        /// What went wrong.
         error: StageError,
     },
+    /// The run's cancel flag was set; the stages finished so far stay cached.
     #[error("cancelled")]
     Cancelled,
 }
@@ -83,12 +96,14 @@ pub struct Pipeline {
 /// Hooks for a run: cancellation and progress.
 #[derive(Default)]
 pub struct RunHooks<'a> {
+    /// Set to true to stop the run before its next stage.
     pub cancel: Option<&'a AtomicBool>,
     /// Called before each stage with (index, count).
     pub progress: Option<&'a mut dyn FnMut(usize, usize)>,
 }
 
 impl Pipeline {
+    /// An empty pipeline: its first run computes every stage.
     pub fn new() -> Self {
         Self::default()
     }

@@ -4,7 +4,10 @@ use crate::recipe::{Recipe, RecipeError};
 
 /// (name, RON text), `default` first.
 pub const PRESETS: &[(&str, &str)] = &[
-    ("default", include_str!("../../../assets/presets/default.ron")),
+    (
+        "default",
+        include_str!("../../../assets/presets/default.ron"),
+    ),
     (
         "article-000-hills-and-pits",
         include_str!("../../../assets/presets/article-000-hills-and-pits.ron"),
@@ -27,14 +30,17 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Names of the shipped presets, `default` first.
 pub fn names() -> impl Iterator<Item = &'static str> {
     PRESETS.iter().map(|(n, _)| *n)
 }
 
+/// The RON text of preset `name`, if there is one.
 pub fn text(name: &str) -> Option<&'static str> {
     PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// Preset `name` parsed and validated, or `None` when no preset has that name.
 pub fn load(name: &str) -> Option<Result<Recipe, RecipeError>> {
     text(name).map(Recipe::from_ron)
 }

@@ -6,18 +6,23 @@ use crate::stages::Stage;
 use ron::extensions::Extensions;
 use serde::{Deserialize, Serialize};
 
-/// Smallest and largest map side.
+/// Smallest map side in cells.
 pub const MIN_SIDE: u32 = 2;
+/// Largest map side in cells (2^14 + 1).
 pub const MAX_SIDE: u32 = 16_385;
 
+/// One step of a recipe: a stage and whether it runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StageEntry {
+    /// Whether the stage runs; a disabled one keeps its place and stream.
     pub enabled: bool,
+    /// The algorithm and its parameters.
     pub stage: Stage,
 }
 
 impl StageEntry {
+    /// An enabled entry for `stage`.
     pub fn new(stage: Stage) -> Self {
         Self {
             enabled: true,
@@ -26,6 +31,7 @@ impl StageEntry {
     }
 }
 
+/// A map's whole description: size, seed, cell size, stages, texture tiles.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Recipe {
@@ -33,9 +39,11 @@ pub struct Recipe {
     pub width: u32,
     /// Cells north to south.
     pub height: u32,
+    /// Master seed; each stage's stream derives from it and the stage's index.
     pub seed: u64,
     /// World units between neighbouring cells (heights are world units too).
     pub cell_size: f32,
+    /// The stages, run in order from a flat map at height 0.
     pub stages: Vec<StageEntry>,
     /// Texture layers and their height bands (absent = the default tiles).
     #[serde(default)]
@@ -58,10 +66,13 @@ impl Default for Recipe {
 /// A recipe file that cannot be used, in one line.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RecipeError {
+    /// Not a well-formed recipe; the message gives the line and column.
     #[error("{0}")]
     Syntax(String),
+    /// A field is out of range or inconsistent; the message names it.
     #[error("{0}")]
     Invalid(#[from] ParamError),
+    /// The map would need more memory than the limit allows.
     #[error("{0}")]
     TooLarge(String),
 }
@@ -110,6 +121,7 @@ impl Recipe {
         Ok(recipe)
     }
 
+    /// The recipe as pretty-printed RON, as saved to a recipe file.
     pub fn to_ron(&self) -> Result<String, String> {
         let pretty = ron::ser::PrettyConfig::new()
             .struct_names(false)
@@ -135,6 +147,7 @@ impl Recipe {
         Header(self)
     }
 
+    /// Number of cells, `width * height`.
     pub fn cells(&self) -> usize {
         self.width as usize * self.height as usize
     }

@@ -9,6 +9,7 @@
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// Each stage's random stream: ChaCha8, bit-identical on every machine.
 pub type StageRng = ChaCha8Rng;
 
 /// The stream of stage `stage_index` under `seed`.

@@ -7,10 +7,12 @@ use std::path::{Path, PathBuf};
 /// Files of one export, in memory until written together.
 #[derive(Default)]
 pub struct ExportBundle {
+    /// Each file's name in the output folder and its bytes, in the order added.
     pub files: Vec<(String, Vec<u8>)>,
 }
 
 impl ExportBundle {
+    /// Queues a file named `name` (relative to the output folder) for writing.
     pub fn add(&mut self, name: impl Into<String>, bytes: Vec<u8>) {
         self.files.push((name.into(), bytes));
     }
@@ -23,6 +25,7 @@ impl ExportBundle {
             .map(|(_, b)| b.as_slice())
     }
 
+    /// The names of the queued files, in the order they were added.
     pub fn names(&self) -> Vec<String> {
         self.files.iter().map(|(n, _)| n.clone()).collect()
     }
@@ -46,4 +49,3 @@ impl ExportBundle {
         Ok(files.into_iter().map(|(p, _)| p).collect())
     }
 }
-

@@ -2,6 +2,7 @@
 
 /// Engine size presets (cells a side).
 pub const UNITY_SIZES: &[u32] = &[33, 65, 129, 257, 513, 1025, 2049, 4097];
+/// Unreal Engine's recommended landscape sizes (cells a side).
 pub const UNREAL_SIZES: &[u32] = &[127, 253, 505, 1009, 2017, 4033, 8129];
 
 /// Resolves `unity-1025`, `unreal-2017` or a plain number to a side.
@@ -19,4 +20,3 @@ pub fn named_size(name: &str) -> Option<u32> {
         _ => Some(side),
     }
 }
-

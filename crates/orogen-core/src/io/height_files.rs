@@ -11,11 +11,14 @@ use serde::{Deserialize, Serialize};
 use std::io::Cursor;
 use std::path::Path;
 
+/// Byte order of the 16-bit samples in a RAW16 (`.r16`) file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ByteOrder {
+    /// Little-endian: low byte first (the usual order for Unity and Unreal).
     #[default]
     Le,
+    /// Big-endian: high byte first (Unity's "Mac" byte order).
     Be,
 }
 
@@ -29,8 +32,10 @@ impl Choice for ByteOrder {
     }
 }
 
+/// How heights are quantised and laid out when written as RAW16 and 16-bit PNG.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExportOptions {
+    /// Byte order of the `.r16` samples (PNG is always big-endian).
     pub byte_order: ByteOrder,
     /// Write rows south-first (Unity's convention when importing a north-up file).
     pub flip_y: bool,
@@ -84,6 +89,7 @@ fn ordered_rows(values: &[u16], width: usize, flip_y: bool) -> Vec<&[u16]> {
     rows
 }
 
+/// Encodes samples as headerless RAW16, north row first unless `flip_y`.
 pub fn encode_r16(values: &[u16], width: usize, order: ByteOrder, flip_y: bool) -> Vec<u8> {
     let mut out = Vec::with_capacity(values.len() * 2);
     for row in ordered_rows(values, width, flip_y) {
@@ -97,6 +103,7 @@ pub fn encode_r16(values: &[u16], width: usize, order: ByteOrder, flip_y: bool) 
     out
 }
 
+/// Encodes samples as a 16-bit grayscale PNG, north row first unless `flip_y`.
 pub fn encode_png16(values: &[u16], width: usize, flip_y: bool) -> Result<Vec<u8>, String> {
     let height = values.len() / width;
     let mut bytes = Vec::with_capacity(values.len() * 2);
@@ -139,12 +146,16 @@ pub fn encode_png(
 /// Largest side accepted from a file.
 pub const MAX_IMPORT_SIDE: u32 = 16_385;
 
+/// The file format a heightmap import reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ImportFormat {
     /// From the file's extension (.png, .r16/.raw) and contents.
     Auto,
+    /// A 16- or 8-bit grayscale PNG (8-bit is widened, with a warning).
     Png,
+    /// Headerless RAW16, little-endian samples.
     Raw16Le,
+    /// Headerless RAW16, big-endian samples.
     Raw16Be,
 }
 
@@ -168,17 +179,28 @@ impl Choice for ImportFormat {
 /// Decoded samples, row 0 = north, 0..=65535.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImportedMap {
+    /// Samples a row (west to east).
     pub width: usize,
+    /// Rows (north to south).
     pub height: usize,
+    /// The samples, row-major, `width * height` long.
     pub values: Vec<u16>,
     /// Notes for the user (8-bit precision, say).
     pub warnings: Vec<String>,
 }
 
+/// Why a heightmap file could not be imported.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ImportError {
+    /// The file could not be read from disk.
     #[error("cannot read {path}: {reason}")]
-    Io { path: String, reason: String },
+    Io {
+        /// The file's path, as given.
+        path: String,
+        /// The operating system's error message.
+        reason: String,
+    },
+    /// The file is not a usable heightmap (bad format, size or dimensions).
     #[error("{0}")]
     Invalid(String),
 }

@@ -1,16 +1,28 @@
 //! Mesh export (`--mesh glb|obj`): the terrain as a triangle mesh with
 //! normals and UVs, at full or decimated resolution.
 //!
-//! The GLB (glTF 2.0 binary) is written by hand — a JSON chunk and one
-//! binary buffer — rather than through a glTF crate: the format is small
-//! and fixed here, and it keeps the runtime dependencies as they are.
+//! The GLB (glTF 2.0 binary) is one JSON chunk and one binary buffer.
+//! The JSON document is built from `gltf-json`'s typed structures (the
+//! crate the `gltf` reader parses with); only the GLB container framing —
+//! header, chunk headers, 4-byte padding — is written here, as gltf-json
+//! has none. gltf-json's `names` feature is off, so the document carries
+//! no object names.
 //! Coordinates are the mesh's own (x east, y up, z south, centred on the
 //! origin, world units), which is glTF's right-handed, y-up frame.
 
 use crate::heightmap::Heightmap;
 use crate::mesh::{MeshData, build_mesh, decimated_axis};
+use gj::accessor::{ComponentType, GenericComponentType, Type};
+use gj::buffer::{Target, View};
+use gj::image::MimeType;
+use gj::material::{PbrBaseColorFactor, PbrMetallicRoughness, StrengthFactor};
+use gj::mesh::{Mode, Primitive, Semantic};
+use gj::texture::{self, MagFilter, MinFilter, Sampler, WrappingMode};
+use gj::validation::Checked::Valid;
+use gltf_json::{
+    self as gj, Accessor, Asset, Image, Index, Material, Node, Root, Scene, Texture, Value,
+};
 use rayon::prelude::*;
-use serde_json::{Value, json};
 use std::fmt::Write as _;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,41 +142,66 @@ pub fn mesh_files(
 
 // ---------------------------------------------------------------- GLB
 
-static TIMING_JSON_NANOS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
+// The container framing (gltf-json covers only the JSON document).
 const GLB_MAGIC: u32 = 0x4654_6C67; // "glTF"
 const CHUNK_JSON: u32 = 0x4E4F_534A; // "JSON"
 const CHUNK_BIN: u32 = 0x004E_4942; // "BIN\0"
-const FLOAT: u32 = 5126;
-const UNSIGNED_INT: u32 = 5125;
-const ARRAY_BUFFER: u32 = 34962;
-const ELEMENT_ARRAY_BUFFER: u32 = 34963;
 
-/// The binary chunk under construction and the views into it.
-#[derive(Default)]
-struct BinBuffer {
-    bytes: Vec<u8>,
-    views: Vec<Value>,
+/// The GLB's one binary chunk is buffer 0 of the document.
+fn bin_buffer() -> Index<gj::Buffer> {
+    Index::new(0)
 }
 
-impl BinBuffer {
+/// The binary chunk under construction and the document describing it.
+struct GlbBuilder {
+    root: Root,
+    bin: Vec<u8>,
+}
+
+impl GlbBuilder {
     /// Appends what `write` writes as a new buffer view (4-byte aligned,
     /// as glTF requires for float and u32 accessors) and returns its
     /// index. Writing in place avoids a second copy of big meshes.
-    fn push_view(&mut self, target: Option<u32>, write: impl FnOnce(&mut Vec<u8>)) -> usize {
-        pad_to_4(&mut self.bytes, 0);
-        let start = self.bytes.len();
-        write(&mut self.bytes);
-        let mut view = json!({
-            "buffer": 0,
-            "byteOffset": start,
-            "byteLength": self.bytes.len() - start,
-        });
-        if let Some(target) = target {
-            view["target"] = json!(target);
-        }
-        self.views.push(view);
-        self.views.len() - 1
+    fn push_view(
+        &mut self,
+        target: Option<Target>,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> Index<View> {
+        pad_to_4(&mut self.bin, 0);
+        let start = self.bin.len();
+        write(&mut self.bin);
+        self.root.push(View {
+            buffer: bin_buffer(),
+            byte_length: (self.bin.len() - start).into(),
+            byte_offset: Some(start.into()),
+            byte_stride: None,
+            target: target.map(Valid),
+            extensions: None,
+            extras: Default::default(),
+        })
+    }
+
+    /// A tightly packed accessor over all of `view`.
+    fn push_accessor(
+        &mut self,
+        view: Index<View>,
+        count: usize,
+        component: ComponentType,
+        type_: Type,
+    ) -> Index<Accessor> {
+        self.root.push(Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: count.into(),
+            component_type: Valid(GenericComponentType(component)),
+            extensions: None,
+            extras: Default::default(),
+            type_: Valid(type_),
+            min: None,
+            max: None,
+            normalized: false,
+            sparse: None,
+        })
     }
 }
 
@@ -191,92 +228,145 @@ fn bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
     (min, max)
 }
 
-fn accessor(view: usize, count: usize, component: u32, kind: &str) -> Value {
-    json!({ "bufferView": view, "componentType": component, "count": count, "type": kind })
+/// A plain matte material, or one that shows `texture`.
+fn material(texture: Option<Index<Texture>>) -> Material {
+    let base_color = if texture.is_some() {
+        [1.0; 4]
+    } else {
+        [0.8, 0.8, 0.8, 1.0]
+    };
+    Material {
+        pbr_metallic_roughness: PbrMetallicRoughness {
+            base_color_factor: PbrBaseColorFactor(base_color),
+            base_color_texture: texture.map(|index| texture::Info {
+                index,
+                tex_coord: 0,
+                extensions: None,
+                extras: Default::default(),
+            }),
+            metallic_factor: StrengthFactor(0.0),
+            roughness_factor: StrengthFactor(1.0),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
 }
 
-/// A plain matte material, or one that shows texture 0.
-fn material(textured: bool) -> Value {
-    let mut pbr = json!({ "metallicFactor": 0.0, "roughnessFactor": 1.0 });
-    if textured {
-        pbr["baseColorTexture"] = json!({ "index": 0 });
-    } else {
-        pbr["baseColorFactor"] = json!([0.8, 0.8, 0.8, 1.0]);
-    }
-    json!({ "name": "terrain", "pbrMetallicRoughness": pbr })
+/// The image, sampler and texture for the PNG in `view`. Clamping stops
+/// the far edge bleeding into the near one under filtering.
+fn push_texture(root: &mut Root, view: Index<View>) -> Index<Texture> {
+    let source = root.push(Image {
+        buffer_view: Some(view),
+        mime_type: Some(MimeType("image/png".into())),
+        uri: None,
+        extensions: None,
+        extras: Default::default(),
+    });
+    let sampler = root.push(Sampler {
+        mag_filter: Some(Valid(MagFilter::Linear)),
+        min_filter: Some(Valid(MinFilter::LinearMipmapLinear)),
+        wrap_s: Valid(WrappingMode::ClampToEdge),
+        wrap_t: Valid(WrappingMode::ClampToEdge),
+        ..Default::default()
+    });
+    root.push(Texture {
+        sampler: Some(sampler),
+        source,
+        extensions: None,
+        extras: Default::default(),
+    })
 }
 
 /// Encodes `mesh` as a self-contained GLB, embedding `texture_png` (if
 /// any) as the base colour of its material.
 pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>, String> {
     let count = mesh.positions.len();
-    let mut bin = BinBuffer::default();
+    let mut glb = GlbBuilder {
+        root: Root {
+            asset: Asset {
+                version: "2.0".into(),
+                generator: Some(format!("orogen {}", env!("CARGO_PKG_VERSION"))),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        bin: Vec::new(),
+    };
     // One allocation for the whole chunk (plus alignment slack).
-    bin.bytes.reserve(
+    glb.bin.reserve(
         count * VERTEX_BYTES as usize
             + mesh.indices.len() * 4
             + texture_png.map_or(0, <[u8]>::len)
             + 16,
     );
-    let pos_view = bin.push_view(Some(ARRAY_BUFFER), put_f32s(&mesh.positions));
-    let normal_view = bin.push_view(Some(ARRAY_BUFFER), put_f32s(&mesh.normals));
-    let uv_view = bin.push_view(Some(ARRAY_BUFFER), put_f32s(&mesh.uvs));
-    let index_view = bin.push_view(Some(ELEMENT_ARRAY_BUFFER), |out| {
+    let vertex_data = Some(Target::ArrayBuffer);
+    let pos_view = glb.push_view(vertex_data, put_f32s(&mesh.positions));
+    let normal_view = glb.push_view(vertex_data, put_f32s(&mesh.normals));
+    let uv_view = glb.push_view(vertex_data, put_f32s(&mesh.uvs));
+    let index_view = glb.push_view(Some(Target::ElementArrayBuffer), |out| {
         out.extend(mesh.indices.iter().flat_map(|i| i.to_le_bytes()))
     });
-    let image_view = texture_png.map(|png| bin.push_view(None, |out| out.extend_from_slice(png)));
+    let image_view = texture_png.map(|png| glb.push_view(None, |out| out.extend_from_slice(png)));
+    pad_to_4(&mut glb.bin, 0);
 
     let (min, max) = bounds(&mesh.positions);
-    let t_json = std::time::Instant::now();
-    let mut position = accessor(pos_view, count, FLOAT, "VEC3");
-    position["min"] = json!(min);
-    position["max"] = json!(max);
-    let accessors = vec![
-        position,
-        accessor(normal_view, count, FLOAT, "VEC3"),
-        accessor(uv_view, count, FLOAT, "VEC2"),
-        accessor(index_view, mesh.indices.len(), UNSIGNED_INT, "SCALAR"),
-    ];
-    pad_to_4(&mut bin.bytes, 0);
-    let mut doc = json!({
-        "asset": { "version": "2.0", "generator": format!("orogen {}", env!("CARGO_PKG_VERSION")) },
-        "scene": 0,
-        "scenes": [{ "nodes": [0] }],
-        "nodes": [{ "mesh": 0, "name": "terrain" }],
-        "meshes": [{
-            "name": "terrain",
-            "primitives": [{
-                "attributes": { "POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2 },
-                "indices": 3,
-                "material": 0,
-                "mode": 4,
-            }],
-        }],
-        "materials": [material(image_view.is_some())],
-        "accessors": accessors,
-        "bufferViews": bin.views,
-        "buffers": [{ "byteLength": bin.bytes.len() }],
-    });
-    if let Some(view) = image_view {
-        add_texture(&mut doc, view);
-    }
-    let json = serde_json::to_vec(&doc).map_err(|e| format!("glTF JSON: {e}"))?;
-    TIMING_JSON_NANOS.fetch_add(t_json.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
-    glb_container(json, &bin.bytes)
-}
+    let position = glb.push_accessor(pos_view, count, ComponentType::F32, Type::Vec3);
+    let position_accessor = &mut glb.root.accessors[position.value()];
+    position_accessor.min = Some(Value::from(min.to_vec()));
+    position_accessor.max = Some(Value::from(max.to_vec()));
+    let normal = glb.push_accessor(normal_view, count, ComponentType::F32, Type::Vec3);
+    let uv = glb.push_accessor(uv_view, count, ComponentType::F32, Type::Vec2);
+    let indices = glb.push_accessor(
+        index_view,
+        mesh.indices.len(),
+        ComponentType::U32,
+        Type::Scalar,
+    );
 
-/// The image, sampler and texture entries for the embedded PNG. Clamping
-/// stops the far edge bleeding into the near one under filtering.
-fn add_texture(doc: &mut Value, view: usize) {
-    const LINEAR: u32 = 9729;
-    const LINEAR_MIPMAP_LINEAR: u32 = 9987;
-    const CLAMP_TO_EDGE: u32 = 33071;
-    doc["images"] = json!([{ "bufferView": view, "mimeType": "image/png", "name": "texture" }]);
-    doc["samplers"] = json!([{
-        "magFilter": LINEAR, "minFilter": LINEAR_MIPMAP_LINEAR,
-        "wrapS": CLAMP_TO_EDGE, "wrapT": CLAMP_TO_EDGE,
-    }]);
-    doc["textures"] = json!([{ "source": 0, "sampler": 0 }]);
+    let root = &mut glb.root;
+    let buffer = root.push(gj::Buffer {
+        byte_length: glb.bin.len().into(),
+        uri: None,
+        extensions: None,
+        extras: Default::default(),
+    });
+    debug_assert_eq!(buffer.value(), bin_buffer().value());
+    let texture = image_view.map(|view| push_texture(root, view));
+    let material = root.push(material(texture));
+    let primitive = Primitive {
+        attributes: [
+            (Semantic::Positions, position),
+            (Semantic::Normals, normal),
+            (Semantic::TexCoords(0), uv),
+        ]
+        .into_iter()
+        .map(|(semantic, accessor)| (Valid(semantic), accessor))
+        .collect(),
+        extensions: None,
+        extras: Default::default(),
+        indices: Some(indices),
+        material: Some(material),
+        mode: Valid(Mode::Triangles),
+        targets: None,
+    };
+    let mesh = root.push(gj::Mesh {
+        extensions: None,
+        extras: Default::default(),
+        primitives: vec![primitive],
+        weights: None,
+    });
+    let node = root.push(Node {
+        mesh: Some(mesh),
+        ..Default::default()
+    });
+    let scene = root.push(Scene {
+        extensions: None,
+        extras: Default::default(),
+        nodes: vec![node],
+    });
+    root.scene = Some(scene);
+    let json = root.to_vec().map_err(|e| format!("glTF JSON: {e}"))?;
+    glb_container(json, &glb.bin)
 }
 
 /// Wraps the JSON and binary chunks in the GLB header.
@@ -374,57 +464,6 @@ mod tests {
     use super::*;
 
     #[test]
-    #[ignore]
-    fn dump_glb_for_comparison() {
-        let tag = std::env::var("GLB_DUMP_TAG").unwrap();
-        let data = (0..5 * 4)
-            .map(|i| ((i * 37) % 11) as f32 * 0.5 - 1.0)
-            .collect();
-        let map = Heightmap::from_vec(5, 4, data).unwrap();
-        let mesh = build_mesh(&map, 2.0, 1.0, 16);
-        for (label, tex) in [("plain", None), ("tex", Some(&[1u8, 2, 3, 4, 5][..]))] {
-            let glb = encode_glb(&mesh, tex).unwrap();
-            std::fs::write(format!("/tmp/glb_{tag}_{label}.glb"), &glb).unwrap();
-        }
-    }
-
-    #[test]
-    #[ignore]
-    fn timing_encode_glb_1025() {
-        use std::sync::atomic::Ordering;
-        let n = 1025;
-        let data = (0..n * n)
-            .map(|i| ((i * 7919) % 1000) as f32 * 0.25)
-            .collect();
-        let map = Heightmap::from_vec(n, n, data).unwrap();
-        let mesh = build_mesh(&map, 1.0, 1.0, n);
-        let png = vec![7u8; 1 << 20];
-        for (label, tex) in [("untextured", None), ("textured", Some(png.as_slice()))] {
-            let mut total = Vec::new();
-            let mut json = Vec::new();
-            let mut len = 0;
-            for _ in 0..20 {
-                TIMING_JSON_NANOS.store(0, Ordering::Relaxed);
-                let t = std::time::Instant::now();
-                let glb = encode_glb(&mesh, tex).unwrap();
-                total.push(t.elapsed().as_nanos() as u64);
-                json.push(TIMING_JSON_NANOS.load(Ordering::Relaxed));
-                len = glb.len();
-                std::hint::black_box(glb);
-            }
-            total.sort();
-            json.sort();
-            println!(
-                "TIMING {label}: encode_glb median {:.3} ms, JSON part median {:.1} us (min {:.1}, max {:.1}), {len} bytes",
-                total[10] as f64 / 1e6,
-                json[10] as f64 / 1e3,
-                json[0] as f64 / 1e3,
-                json[19] as f64 / 1e3
-            );
-        }
-    }
-
-    #[test]
     fn glb_header_and_chunks_are_aligned() {
         let map = Heightmap::filled(3, 2, 1.0);
         let mesh = build_mesh(&map, 1.0, 1.0, 16);
@@ -437,6 +476,126 @@ mod tests {
         let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
         assert_eq!(json_len % 4, 0);
         assert_eq!(glb.len() % 4, 0);
+    }
+
+    /// A 7x5 map whose heights span -3..=11 with the extremes inside,
+    /// at 2 units a cell.
+    fn test_mesh(max_side: usize) -> MeshData {
+        let data = (0..7 * 5)
+            .map(|i| match i {
+                16 => -3.0,
+                22 => 11.0,
+                _ => ((i * 13) % 9) as f32 * 0.75,
+            })
+            .collect();
+        let map = Heightmap::from_vec(7, 5, data).unwrap();
+        build_mesh(&map, 2.0, 1.0, max_side)
+    }
+
+    /// Reads a GLB back with the `gltf` crate (which also validates the
+    /// document): the mesh data, the POSITION accessor's min/max and the
+    /// embedded texture bytes, if any.
+    fn read_back(glb: &[u8]) -> (MeshData, [[f32; 3]; 2], Option<Vec<u8>>) {
+        let gltf = gltf::Gltf::from_slice(glb).expect("a valid glTF 2.0 binary");
+        let blob = gltf.blob.as_deref().expect("a binary chunk");
+        assert_eq!(gltf.buffers().len(), 1);
+        assert_eq!(gltf.buffers().next().unwrap().length(), blob.len());
+        let scene = gltf.default_scene().expect("a default scene");
+        let nodes: Vec<_> = scene.nodes().collect();
+        assert_eq!(nodes.len(), 1);
+        let mesh = nodes[0].mesh().expect("the node shows the mesh");
+        assert_eq!(gltf.meshes().len(), 1);
+        let prims: Vec<_> = mesh.primitives().collect();
+        assert_eq!(prims.len(), 1);
+        let prim = &prims[0];
+        assert_eq!(prim.mode(), gltf::mesh::Mode::Triangles);
+        let reader = prim.reader(|b| (b.index() == 0).then_some(blob));
+        let pbr = prim.material().pbr_metallic_roughness();
+        assert_eq!(pbr.metallic_factor(), 0.0);
+        assert_eq!(pbr.roughness_factor(), 1.0);
+        let texture = pbr.base_color_texture().map(|info| {
+            assert_eq!(info.tex_coord(), 0);
+            let sampler = info.texture().sampler();
+            assert_eq!(sampler.wrap_s(), gltf::texture::WrappingMode::ClampToEdge);
+            assert_eq!(sampler.wrap_t(), gltf::texture::WrappingMode::ClampToEdge);
+            assert_eq!(
+                sampler.min_filter(),
+                Some(gltf::texture::MinFilter::LinearMipmapLinear)
+            );
+            assert_eq!(sampler.mag_filter(), Some(gltf::texture::MagFilter::Linear));
+            match info.texture().source().source() {
+                gltf::image::Source::View { view, mime_type } => {
+                    assert_eq!(mime_type, "image/png");
+                    blob[view.offset()..view.offset() + view.length()].to_vec()
+                }
+                gltf::image::Source::Uri { .. } => panic!("the texture must be embedded"),
+            }
+        });
+        if texture.is_none() {
+            assert_eq!(pbr.base_color_factor(), [0.8, 0.8, 0.8, 1.0]);
+            assert_eq!(gltf.textures().len() + gltf.images().len(), 0);
+        }
+        let bb = prim.bounding_box();
+        let read = MeshData {
+            positions: reader.read_positions().unwrap().collect(),
+            normals: reader.read_normals().unwrap().collect(),
+            uvs: reader.read_tex_coords(0).unwrap().into_f32().collect(),
+            indices: match reader.read_indices().unwrap() {
+                gltf::mesh::util::ReadIndices::U32(it) => it.collect(),
+                _ => panic!("indices must be u32"),
+            },
+            columns: 0,
+            rows: 0,
+        };
+        (read, [bb.min, bb.max], texture)
+    }
+
+    #[test]
+    fn glb_reads_back_with_the_gltf_crate() {
+        let mesh = test_mesh(16);
+        let (read, [min, max], texture) = read_back(&encode_glb(&mesh, None).unwrap());
+        assert_eq!(read.positions.len(), 7 * 5);
+        assert_eq!(read.indices.len(), 6 * 4 * 6);
+        // The binary data is the mesh's, bit for bit.
+        assert_eq!(read.positions, mesh.positions);
+        assert_eq!(read.normals, mesh.normals);
+        assert_eq!(read.uvs, mesh.uvs);
+        assert_eq!(read.indices, mesh.indices);
+        // x east and z south centred on the origin; y spans the heights.
+        assert_eq!(min, [-6.0, -3.0, -4.0]);
+        assert_eq!(max, [6.0, 11.0, 4.0]);
+        assert_eq!((min, max), bounds(&mesh.positions));
+        assert!(texture.is_none(), "a plain material without a texture");
+    }
+
+    #[test]
+    fn glb_embeds_the_texture_after_the_mesh_data() {
+        // Odd-length bytes: the image view needs no alignment of its own.
+        let png = b"\x89PNG\r\n\x1a\n not really an image".to_vec();
+        let map = test_mesh(16);
+        let plan = MeshPlan::parse("glb", Some("4"), 7, 5).unwrap();
+        let texture = Some(MeshTexture {
+            png: &png,
+            file_name: "texture.png",
+        });
+        let files = mesh_files(
+            &Heightmap::from_vec(7, 5, map.positions.iter().map(|p| p[1]).collect()).unwrap(),
+            2.0,
+            &plan,
+            texture,
+        )
+        .unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].0, GLB_NAME);
+        let (read, [min, max], embedded) = read_back(&files[0].1);
+        // Decimated to at most 4 vertices a side, keeping the extent.
+        let (cols, rows) = plan.sides(7, 5);
+        assert_eq!((cols, rows), (4, 4));
+        assert_eq!(read.positions.len(), cols * rows);
+        assert_eq!(read.indices.len(), (cols - 1) * (rows - 1) * 6);
+        assert_eq!((min, max), bounds(&read.positions));
+        assert_eq!([min[0], min[2], max[0], max[2]], [-6.0, -4.0, 6.0, 4.0]);
+        assert_eq!(embedded.as_deref(), Some(png.as_slice()));
     }
 
     #[test]

@@ -13,23 +13,31 @@ use std::path::Path;
 /// The `heightmap.json` sidecar: enough to re-import at true scale.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sidecar {
+    /// The program and version that wrote the export, e.g. `orogen 0.1.0`.
     pub generator: String,
+    /// Map width in cells (west to east).
     pub width: usize,
+    /// Map height in cells (north to south).
     pub height: usize,
     /// World height of sample 0.
     pub min_height: f32,
     /// World height of sample 65535.
     pub max_height: f32,
+    /// Byte order of the `.r16` samples.
     pub byte_order: ByteOrder,
+    /// Whether the height files' rows run south first instead of north first.
     pub flip_y: bool,
     /// World units between neighbouring cells.
     pub cell_size: f32,
+    /// Names of every file in the export, this sidecar included.
     pub files: Vec<String>,
+    /// The effective bands of the exported splat texture, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles: Option<serde_json::Value>,
     /// The border-sharing tiles of a tiled export (`--tiles N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles_grid: Option<MapTileGridInfo>,
+    /// The recipe that generated the map, to regenerate it exactly.
     pub recipe: Recipe,
 }
 

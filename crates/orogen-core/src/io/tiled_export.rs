@@ -8,9 +8,9 @@
 //! always says where it lies on the map; stitching flipped files back
 //! means taking `j` from the last row of tiles to the first.
 
+use crate::heightmap::Heightmap;
 use crate::io::bundle::ExportBundle;
 use crate::io::height_files::{ExportOptions, encode_png16, encode_r16, quantize};
-use crate::heightmap::Heightmap;
 use crate::params::Span;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -21,8 +21,11 @@ pub const MAX_MAP_TILES: usize = 64;
 /// How a `width x height` map splits into `n x n` border-sharing tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MapTileGrid {
+    /// Tiles a side (the grid is `n x n`).
     pub n: usize,
+    /// Cells a tile spans west to east, shared border column included.
     pub tile_width: usize,
+    /// Cells a tile spans north to south, shared border row included.
     pub tile_height: usize,
 }
 
@@ -43,10 +46,15 @@ pub struct MapTileEntry {
     pub j: usize,
     /// Pixel origin of the tile's north-west cell in the north-up map.
     pub x: usize,
+    /// Pixel row of the tile's north-west cell in the north-up map.
     pub y: usize,
+    /// Cells the tile spans west to east.
     pub width: usize,
+    /// Cells the tile spans north to south.
     pub height: usize,
+    /// File name of the tile's RAW16 file.
     pub r16: String,
+    /// File name of the tile's 16-bit PNG file.
     pub png: String,
 }
 
@@ -55,11 +63,15 @@ pub struct MapTileEntry {
 pub struct MapTileGridInfo {
     /// Tiles a side (the grid is `columns x rows`, both N).
     pub columns: usize,
+    /// Tile rows (equal to `columns`).
     pub rows: usize,
+    /// Cells a tile spans west to east, shared border column included.
     pub tile_width: usize,
+    /// Cells a tile spans north to south, shared border row included.
     pub tile_height: usize,
     /// Cells neighbouring tiles share (their common border row or column).
     pub overlap: usize,
+    /// Every tile, row by row from north to south, west to east within a row.
     pub tiles: Vec<MapTileEntry>,
 }
 
@@ -206,7 +218,11 @@ mod tests {
     #[test]
     fn bad_counts_are_refused() {
         assert!(parse_map_tiles("0", 65, 65).is_err());
-        assert!(parse_map_tiles("65", 65, 65).unwrap_err().contains("1 to 64"));
+        assert!(
+            parse_map_tiles("65", 65, 65)
+                .unwrap_err()
+                .contains("1 to 64")
+        );
         assert!(
             parse_map_tiles("x", 65, 65)
                 .unwrap_err()

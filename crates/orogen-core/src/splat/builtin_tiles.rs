@@ -4,7 +4,9 @@
 
 use image::RgbImage;
 
+/// Names usable as `builtin:<name>` tile images, lowest band first.
 pub const BUILTIN_TILES: &[&str] = &["sand", "grass", "rock", "snow"];
+/// Side of every built-in tile image in pixels.
 pub const TILE_SIDE: u32 = 256;
 
 /// Hash of a lattice point: a fixed integer mix, identical everywhere.

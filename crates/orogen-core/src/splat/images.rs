@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 /// Loaded tile pixels, one image per tile (a flat colour if unreadable).
 #[derive(Clone)]
 pub struct TileImages {
+    /// One RGB8 image per tile, in the tile set's order.
     pub images: Vec<RgbImage>,
 }
 

@@ -6,17 +6,17 @@
 //! normalised so the weights sum to 1 and the texture never darkens or
 //! brightens where edited bands overlap or leave gaps.
 //!
-//! The readable definition, texel by texel, is [`reference`]; the tests
+//! The readable definition, texel by texel, is [`mod@reference`]; the tests
 //! hold the fast renderer to it. The built-in tile images are made in
 //! [`builtin_tiles`].
 
 pub mod builtin_tiles;
 mod images;
+pub mod reference;
 mod render;
 mod slope;
 mod texture;
 mod weights;
-pub mod reference;
 
 pub use images::{TileImages, decode_tile_image, load_tile_image};
 pub use render::{render_splat, round_to_u8};
@@ -31,11 +31,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tile {
+    /// Layer name, shown in the viewer, in warnings and in the sidecar.
     pub name: String,
     /// Image file, or `builtin:<name>` for a shipped tile.
     pub image: String,
+    /// World height below which the tile is invisible (but the lowest tile).
     pub low: f32,
+    /// World height at which the tile is fully visible.
     pub optimal: f32,
+    /// World height above which the tile is invisible (but the highest tile).
     pub high: f32,
     /// Slope range in degrees where this tile may show (soft 5° edges).
     pub slope: Option<Span>,
@@ -46,6 +50,7 @@ pub struct Tile {
     pub fallback_color: [u8; 3],
 }
 
+/// The splat texture's layers, each with its height band and slope rule.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TileSet {

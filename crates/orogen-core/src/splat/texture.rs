@@ -3,13 +3,16 @@
 /// The rendered texture and weights.
 #[derive(Clone, Debug)]
 pub struct SplatTexture {
+    /// Texels west to east.
     pub width: usize,
+    /// Texels north to south.
     pub height: usize,
     /// RGB8, row 0 = north.
     pub rgb: Vec<u8>,
     /// Per tile weight in 0..=255: one `width x height` plane per tile,
     /// tile 0 first.
     pub weights: Vec<u8>,
+    /// Number of tiles, and so of weight planes.
     pub tiles: usize,
 }
 

@@ -8,9 +8,11 @@ use serde::{Deserialize, Serialize};
 
 const HEIGHT_RANGE: std::ops::RangeInclusive<f32> = -1_000_000.0..=1_000_000.0;
 
+/// Stage that limits heights to a range (`min = 0`: negatives to 0).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Clamp {
+    /// Allowed heights in world units; values outside become the nearer end.
     pub range: Span,
 }
 
@@ -44,9 +46,11 @@ impl StageOp for Clamp {
     }
 }
 
+/// Stage that rescales the map linearly onto a height range.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Normalize {
+    /// Heights the lowest and highest cells become; a flat map gets `min`.
     pub range: Span,
 }
 
@@ -83,10 +87,13 @@ impl StageOp for Normalize {
     }
 }
 
+/// Stage that quantises heights into flat steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Terrace {
+    /// Number of steps between the map's lowest and highest cell, 1..=256.
     pub levels: u32,
+    /// Step edges, 0..=1: 0 leaves slopes as they are, 1 makes vertical risers.
     pub sharpness: f32,
 }
 
@@ -116,7 +123,7 @@ impl Params for Terrace {
     }
 }
 
-/// Terrace profile within one step: `f` in [0,1) → [0,1].
+/// Terrace profile within one step: `f` in `[0, 1)` → `[0, 1]`.
 #[inline]
 pub fn terrace_profile(f: f32, sharpness: f32) -> f32 {
     f.powf(1.0 + 24.0 * sharpness * sharpness)

@@ -3,17 +3,25 @@
 use crate::params::Choice;
 use serde::{Deserialize, Serialize};
 
+/// How a stage's generated layer merges with the map so far, cell by cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Combine {
+    /// The layer replaces the map.
     Replace,
+    /// The layer is added to the map.
     Add,
+    /// The layer is subtracted from the map.
     Subtract,
+    /// The map is multiplied by the layer.
     Multiply,
+    /// The higher of map and layer is kept.
     Max,
+    /// The lower of map and layer is kept.
     Min,
 }
 
 impl Combine {
+    /// The merged height of a cell that was `below` and receives `layer`.
     #[inline]
     pub fn apply(self, below: f32, layer: f32) -> f32 {
         match self {
@@ -59,4 +67,5 @@ impl Choice for Combine {
     }
 }
 
+/// The help text every stage shows for its `combine` parameter.
 pub const COMBINE_HELP: &str = "How this layer merges with the map so far: Replace discards it, Add/Subtract/Multiply combine cell by cell, Max/Min keep the higher/lower value.";

@@ -20,18 +20,29 @@ use crate::rng::{StageRng, at_word, unit_f32};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+/// Hydraulic erosion stage: droplets carve gullies (Beyer 2015).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HydraulicErosion {
+    /// Number of droplets simulated over the whole map, 0..=50,000,000.
     pub droplets: u32,
+    /// Steps a droplet lives, 1..=256 (it moves one cell per step).
     pub max_lifetime: u32,
+    /// How much a droplet keeps its heading against the slope, 0..=0.99.
     pub inertia: f32,
+    /// Sediment capacity factor: more carves deeper gullies.
     pub capacity: f32,
+    /// Capacity floor, so droplets on flat ground still erode a little.
     pub min_capacity: f32,
+    /// Fraction of free capacity taken from the ground per step, 0..=1.
     pub erosion: f32,
+    /// Fraction of surplus sediment dropped per step, 0..=1.
     pub deposition: f32,
+    /// Fraction of a droplet's water lost per step, 0..=1.
     pub evaporation: f32,
+    /// Downhill acceleration: how fast droplets gain speed as they descend.
     pub gravity: f32,
+    /// Radius in cells of the brush that spreads each step's erosion, 1..=16.
     pub brush_radius: u32,
 }
 
@@ -120,7 +131,9 @@ impl Params for HydraulicErosion {
 /// Totals of one run, for conservation checks.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ErosionBudget {
+    /// Height taken from the ground, summed over all cells (world units).
     pub eroded: f64,
+    /// Height laid down as sediment, summed over all cells (world units).
     pub deposited: f64,
     /// Sediment carried off the map's edges.
     pub lost: f64,

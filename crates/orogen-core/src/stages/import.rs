@@ -1,21 +1,24 @@
 //! Import stage: start from an existing heightmap file.
 
 use super::{StageContext, StageError, StageOp};
-use crate::io::sidecar::find_sidecar;
 use crate::heightmap::Heightmap;
 use crate::io::height_files::{ImportFormat, read_heightmap_file};
+use crate::io::sidecar::find_sidecar;
 use crate::params::{ParamVisitor, Params, Span, visit_choice};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+/// Import stage: a heightmap file, resized to the recipe's map.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Import {
     /// File path; relative paths are resolved against the recipe's folder.
     pub path: String,
+    /// File format; `Auto` looks at the extension and contents.
     pub format: ImportFormat,
     /// RAW16 dimensions; `None` = infer from a square file.
     pub raw_width: Option<u32>,
+    /// RAW16 height in rows; `None` = infer from a square file.
     pub raw_height: Option<u32>,
     /// World heights of sample 0 and 65535.
     pub heights: Span,
@@ -77,6 +80,7 @@ impl Params for Import {
 }
 
 impl Import {
+    /// The file's path, joined to the recipe's folder when it is relative.
     pub fn resolved_path(&self, ctx: &StageContext) -> PathBuf {
         let p = PathBuf::from(&self.path);
         match &ctx.base_dir {

@@ -34,6 +34,7 @@ pub use thermal::ThermalErosion;
 /// What a stage may use besides the map: its own random stream and the
 /// recipe's context.
 pub struct StageContext {
+    /// This stage's own stream, from the recipe seed and the stage's index.
     pub rng: StageRng,
     /// Folder that relative paths in the recipe are resolved against.
     pub base_dir: Option<PathBuf>,
@@ -66,6 +67,7 @@ impl std::error::Error for StageError {}
 
 /// One algorithm: parameters plus the transformation of the map.
 pub trait StageOp: Params {
+    /// Transforms `map` in place; fails only when the stage cannot run at all.
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError>;
 }
 
@@ -74,21 +76,24 @@ macro_rules! stage_catalogue {
         /// Every algorithm orogen offers, with its parameters.
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
         pub enum Stage {
-            $($variant($ty),)*
+            $(#[doc = $help] $variant($ty),)*
         }
 
         impl Stage {
             /// Kebab-case kinds, as printed by `--timings`.
             pub const KINDS: &'static [&'static str] = &[$($kind,)*];
 
+            /// Kebab-case kind (`hills-and-pits`), as printed by `--timings`.
             pub fn kind(&self) -> &'static str {
                 match self { $(Stage::$variant(_) => $kind,)* }
             }
 
+            /// The stage's display name in the viewer's stage list.
             pub fn label(&self) -> &'static str {
                 match self { $(Stage::$variant(_) => $label,)* }
             }
 
+            /// One sentence on the algorithm, for tooltips and the reference.
             pub fn help(&self) -> &'static str {
                 match self { $(Stage::$variant(_) => $help,)* }
             }
@@ -109,10 +114,12 @@ macro_rules! stage_catalogue {
                 }
             }
 
+            /// The stage's parameters and algorithm, to run it.
             pub fn op(&self) -> &dyn StageOp {
                 match self { $(Stage::$variant(s) => s,)* }
             }
 
+            /// The stage's parameters and algorithm, to edit or clamp them.
             pub fn op_mut(&mut self) -> &mut dyn StageOp {
                 match self { $(Stage::$variant(s) => s,)* }
             }

@@ -10,12 +10,18 @@ use rand::RngCore;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+/// The coherent noise function a noise stage evaluates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoiseKind {
+    /// Single-octave Perlin gradient noise.
     Perlin,
+    /// OpenSimplex gradient noise (the `noise` crate's).
     OpenSimplex,
+    /// Fractal Brownian motion: octaves of Perlin noise summed.
     Fbm,
+    /// Ridged multifractal: octaves of folded Perlin noise giving sharp crests.
     Ridged,
+    /// Worley (cellular) noise: a random value per cell around feature points.
     Worley,
 }
 
@@ -38,19 +44,25 @@ impl Choice for NoiseKind {
     }
 }
 
+/// Noise stage: coherent noise, scaled and offset, merged into the map.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NoiseStage {
+    /// Which noise function.
     pub kind: NoiseKind,
     /// Cycles across the map's longer side.
     pub frequency: f32,
+    /// Layers of detail, 1..=16 (fBm and ridged only).
     pub octaves: u32,
+    /// Frequency multiplier between octaves, 1..=4.
     pub lacunarity: f32,
+    /// Amplitude multiplier between octaves, 0..=1.
     pub persistence: f32,
     /// Noise (about -1..1) is multiplied by this...
     pub amplitude: f32,
     /// ...and this is added.
     pub offset: f32,
+    /// How the noise layer merges with the map so far.
     pub combine: Combine,
 }
 
@@ -130,7 +142,6 @@ impl CrateNoise {
 }
 
 impl NoiseStage {
-
     fn octaves(&self) -> Octaves {
         Octaves {
             count: match self.kind {

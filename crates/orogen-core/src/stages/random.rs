@@ -8,10 +8,13 @@ use crate::rng::{at_word, range_f32};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+/// Random values stage: every cell gets an independent uniform random value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RandomValues {
+    /// Each cell's value is uniform in `[min, max)` (the article: -10..-0.1).
     pub values: Span,
+    /// How the random layer merges with the map so far.
     pub combine: Combine,
 }
 

@@ -13,6 +13,7 @@ use crate::params::{ParamVisitor, Params};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+/// Thermal erosion stage: slopes steeper than the talus angle shed material.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ThermalErosion {
@@ -20,6 +21,7 @@ pub struct ThermalErosion {
     pub talus_angle: f32,
     /// Fraction of the excess moved per iteration.
     pub amount: f32,
+    /// How many times material is moved, 0..=5000.
     pub iterations: u32,
 }
 

@@ -1,7 +1,7 @@
 //! Box blur (ALGORITHMS §3), done right: every cell of a pass reads the
 //! previous pass, and border cells average the neighbours that exist.
 //!
-//! The readable definition, one mean per cell, is [`reference`]; the tests
+//! The readable definition, one mean per cell, is [`mod@reference`]; the tests
 //! hold this pass to it.
 
 pub mod reference;
@@ -12,10 +12,13 @@ use crate::params::{ParamVisitor, Params};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+/// Box blur stage: each cell becomes the mean of its `(2r+1)²` box.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Blur {
+    /// How many times the blur is repeated, 0..=64 (the article uses 3).
     pub passes: u32,
+    /// Half-width of the box in cells, 1..=64: 1 is the article's 3x3 mean.
     pub radius: u32,
 }
 

@@ -5,7 +5,7 @@
 //! border like the article's `JudgeInSide`), and the random range shrinks
 //! by `2^-H`. Other sizes are generated at the next `2^n + 1` and cropped.
 //!
-//! The readable definition, point by point, is [`reference`]; the tests
+//! The readable definition, point by point, is [`mod@reference`]; the tests
 //! require this version to give the same bits.
 
 pub mod reference;
@@ -20,6 +20,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 
+/// Diamond-square stage: fractal midpoint displacement on a `2^n + 1` lattice.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DiamondSquare {
@@ -32,6 +33,7 @@ pub struct DiamondSquare {
     /// Stop after this many levels (stage-by-stage demo); the unfinished
     /// lattice is shown bilinearly interpolated.
     pub stop_after_level: Option<u32>,
+    /// How the generated lattice merges with the map so far.
     pub combine: Combine,
 }
 

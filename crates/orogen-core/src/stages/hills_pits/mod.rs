@@ -3,7 +3,7 @@
 //! A hill adds `d * h` with `d = R² - distance²` wherever `d > 0` (the
 //! source article forgot the test and pushed the whole map down).
 //!
-//! The readable definition, every cap over every cell, is [`reference`];
+//! The readable definition, every cap over every cell, is [`mod@reference`];
 //! the tests require this version to give the same bits.
 
 pub mod reference;
@@ -15,11 +15,13 @@ use crate::rng::{StageRng, range_f32};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+/// One layer of caps of a hills-and-pits stage: how many, how wide, how high.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HillLayer {
     /// A pit layer digs (negative `h`).
     pub pit: bool,
+    /// How many hills (or pits) the layer places, centred anywhere on the map.
     pub count: u32,
     /// Radius `R` in cells, uniform in `[min, max)`.
     pub radius: Span,
@@ -28,6 +30,7 @@ pub struct HillLayer {
 }
 
 impl HillLayer {
+    /// A hill layer: 600 caps of radius 14..28 cells and `h` 0.2..0.4.
     pub fn hills() -> Self {
         Self {
             pit: false,
@@ -37,6 +40,7 @@ impl HillLayer {
         }
     }
 
+    /// A pit layer: 300 pits of radius 7..11 cells and `h` 0.2..0.4.
     pub fn pits() -> Self {
         Self {
             pit: true,
@@ -46,6 +50,7 @@ impl HillLayer {
         }
     }
 
+    /// A layer of small hills: 1000 caps of radius 3..7 cells and `h` 0.2..0.4.
     pub fn small_hills() -> Self {
         Self {
             pit: false,
@@ -84,9 +89,11 @@ impl Params for HillLayer {
     }
 }
 
+/// Hills-and-pits stage: paraboloid caps (peak `h·R²`) at random centres.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HillsAndPits {
+    /// The cap layers, placed and added in order.
     pub layers: Vec<HillLayer>,
 }
 
@@ -109,9 +116,13 @@ impl Params for HillsAndPits {
 /// One placed cap: centre in cell coordinates, radius, signed factor.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cap {
+    /// Centre column in cells (0 = west edge).
     pub cx: f32,
+    /// Centre row in cells (0 = north edge).
     pub cy: f32,
+    /// Radius `R` in cells.
     pub radius: f32,
+    /// Height factor `h`, negative for a pit; the peak is `factor * R²`.
     pub factor: f32,
 }
 
