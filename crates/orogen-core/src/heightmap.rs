@@ -3,6 +3,8 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+/// A terrain grid of `width x height` cells holding heights in world units,
+/// row-major with row 0 = north and x east.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Heightmap {
     width: usize,
@@ -13,8 +15,11 @@ pub struct Heightmap {
 /// Summary statistics of a heightmap.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HeightStats {
+    /// Lowest cell, in world units.
     pub min: f32,
+    /// Highest cell, in world units.
     pub max: f32,
+    /// Mean over all cells, in world units.
     pub mean: f64,
 }
 
@@ -29,6 +34,7 @@ impl Heightmap {
         }
     }
 
+    /// A flat map of `width x height` cells at height 0.
     pub fn new(width: usize, height: usize) -> Self {
         Self::filled(width, height, 0.0)
     }
@@ -85,41 +91,50 @@ impl Heightmap {
         })
     }
 
+    /// Number of columns (cells from west to east).
     pub fn width(&self) -> usize {
         self.width
     }
 
+    /// Number of rows (cells from north to south).
     pub fn height(&self) -> usize {
         self.height
     }
 
+    /// All cells, row-major from the north-west corner.
     pub fn data(&self) -> &[f32] {
         &self.data
     }
 
+    /// All cells, mutable, row-major from the north-west corner.
     pub fn data_mut(&mut self) -> &mut [f32] {
         &mut self.data
     }
 
+    /// The cells as a row-major vector, consuming the map.
     pub fn into_vec(self) -> Vec<f32> {
         self.data
     }
 
+    /// Position in [`data`](Self::data) of the cell at column `x`, row `y`.
     #[inline]
     pub fn index(&self, x: usize, y: usize) -> usize {
         y * self.width + x
     }
 
+    /// Height of the cell at column `x`, row `y` (row 0 = north).
     #[inline]
     pub fn get(&self, x: usize, y: usize) -> f32 {
         self.data[y * self.width + x]
     }
 
+    /// Sets the height of the cell at column `x`, row `y` (row 0 = north).
     #[inline]
     pub fn set(&mut self, x: usize, y: usize, value: f32) {
         self.data[y * self.width + x] = value;
     }
 
+    /// Row `y` of cells (row 0 = north), from west to east.
     pub fn row(&self, y: usize) -> &[f32] {
         &self.data[y * self.width..(y + 1) * self.width]
     }

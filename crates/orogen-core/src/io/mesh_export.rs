@@ -5,8 +5,8 @@
 //! The JSON document is built from `gltf-json`'s typed structures (the
 //! crate the `gltf` reader parses with); only the GLB container framing —
 //! header, chunk headers, 4-byte padding — is written here, as gltf-json
-//! has none. gltf-json's `names` feature is off, so the document carries
-//! no object names.
+//! has none. The node, mesh and material are named `terrain` (what an
+//! importer such as Blender shows), the embedded image `texture`.
 //! Coordinates are the mesh's own (x east, y up, z south, centred on the
 //! origin, world units), which is glTF's right-handed, y-up frame.
 
@@ -25,9 +25,12 @@ use gltf_json::{
 use rayon::prelude::*;
 use std::fmt::Write as _;
 
+/// A mesh file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MeshFormat {
+    /// glTF 2.0 binary (`terrain.glb`), self-contained.
     Glb,
+    /// Wavefront OBJ (`terrain.obj`, with `terrain.mtl` when textured).
     Obj,
 }
 
@@ -46,6 +49,7 @@ impl MeshFormat {
 /// before any work is done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MeshPlan {
+    /// The file format to write.
     pub format: MeshFormat,
     /// Most vertices a side (decimation keeps the last row and column).
     pub max_side: usize,
@@ -54,12 +58,17 @@ pub struct MeshPlan {
 /// The texture that the mesh's material shows: the PNG bytes and the
 /// file name an OBJ's material refers to.
 pub struct MeshTexture<'a> {
+    /// The encoded PNG (embedded in a GLB).
     pub png: &'a [u8],
+    /// The PNG's file name beside the mesh (an OBJ's material refers to it).
     pub file_name: &'a str,
 }
 
+/// File name of the GLB mesh.
 pub const GLB_NAME: &str = "terrain.glb";
+/// File name of the OBJ mesh.
 pub const OBJ_NAME: &str = "terrain.obj";
+/// File name of the OBJ's material library.
 pub const MTL_NAME: &str = "terrain.mtl";
 
 /// Vertex bytes in the GLB: position, normal (3 x f32 each), uv (2 x f32).
@@ -178,16 +187,19 @@ impl GlbBuilder {
             target: target.map(Valid),
             extensions: None,
             extras: Default::default(),
+            name: None,
         })
     }
 
-    /// A tightly packed accessor over all of `view`.
+    /// A tightly packed accessor over all of `view`, with per-component
+    /// `(min, max)` bounds if given.
     fn push_accessor(
         &mut self,
         view: Index<View>,
         count: usize,
         component: ComponentType,
         type_: Type,
+        bounds: Option<([f32; 3], [f32; 3])>,
     ) -> Index<Accessor> {
         self.root.push(Accessor {
             buffer_view: Some(view),
@@ -197,10 +209,11 @@ impl GlbBuilder {
             extensions: None,
             extras: Default::default(),
             type_: Valid(type_),
-            min: None,
-            max: None,
+            min: bounds.map(|(min, _)| Value::from(min.to_vec())),
+            max: bounds.map(|(_, max)| Value::from(max.to_vec())),
             normalized: false,
             sparse: None,
+            name: None,
         })
     }
 }
@@ -248,6 +261,7 @@ fn material(texture: Option<Index<Texture>>) -> Material {
             roughness_factor: StrengthFactor(1.0),
             ..Default::default()
         },
+        name: Some("terrain".into()),
         ..Default::default()
     }
 }
@@ -261,6 +275,7 @@ fn push_texture(root: &mut Root, view: Index<View>) -> Index<Texture> {
         uri: None,
         extensions: None,
         extras: Default::default(),
+        name: Some("texture".into()),
     });
     let sampler = root.push(Sampler {
         mag_filter: Some(Valid(MagFilter::Linear)),
@@ -274,6 +289,7 @@ fn push_texture(root: &mut Root, view: Index<View>) -> Index<Texture> {
         source,
         extensions: None,
         extras: Default::default(),
+        name: None,
     })
 }
 
@@ -309,19 +325,12 @@ pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>
     let image_view = texture_png.map(|png| glb.push_view(None, |out| out.extend_from_slice(png)));
     pad_to_4(&mut glb.bin, 0);
 
-    let (min, max) = bounds(&mesh.positions);
-    let position = glb.push_accessor(pos_view, count, ComponentType::F32, Type::Vec3);
-    let position_accessor = &mut glb.root.accessors[position.value()];
-    position_accessor.min = Some(Value::from(min.to_vec()));
-    position_accessor.max = Some(Value::from(max.to_vec()));
-    let normal = glb.push_accessor(normal_view, count, ComponentType::F32, Type::Vec3);
-    let uv = glb.push_accessor(uv_view, count, ComponentType::F32, Type::Vec2);
-    let indices = glb.push_accessor(
-        index_view,
-        mesh.indices.len(),
-        ComponentType::U32,
-        Type::Scalar,
-    );
+    let (f32s, u32s) = (ComponentType::F32, ComponentType::U32);
+    let extent = Some(bounds(&mesh.positions));
+    let position = glb.push_accessor(pos_view, count, f32s, Type::Vec3, extent);
+    let normal = glb.push_accessor(normal_view, count, f32s, Type::Vec3, None);
+    let uv = glb.push_accessor(uv_view, count, f32s, Type::Vec2, None);
+    let indices = glb.push_accessor(index_view, mesh.indices.len(), u32s, Type::Scalar, None);
 
     let root = &mut glb.root;
     let buffer = root.push(gj::Buffer {
@@ -329,6 +338,7 @@ pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>
         uri: None,
         extensions: None,
         extras: Default::default(),
+        name: None,
     });
     debug_assert_eq!(buffer.value(), bin_buffer().value());
     let texture = image_view.map(|view| push_texture(root, view));
@@ -354,15 +364,18 @@ pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>
         extras: Default::default(),
         primitives: vec![primitive],
         weights: None,
+        name: Some("terrain".into()),
     });
     let node = root.push(Node {
         mesh: Some(mesh),
+        name: Some("terrain".into()),
         ..Default::default()
     });
     let scene = root.push(Scene {
         extensions: None,
         extras: Default::default(),
         nodes: vec![node],
+        name: None,
     });
     root.scene = Some(scene);
     let json = root.to_vec().map_err(|e| format!("glTF JSON: {e}"))?;
@@ -478,9 +491,8 @@ mod tests {
         assert_eq!(glb.len() % 4, 0);
     }
 
-    /// A 7x5 map whose heights span -3..=11 with the extremes inside,
-    /// at 2 units a cell.
-    fn test_mesh(max_side: usize) -> MeshData {
+    /// A 7x5 map whose heights span -3..=11 with the extremes inside.
+    fn test_map() -> Heightmap {
         let data = (0..7 * 5)
             .map(|i| match i {
                 16 => -3.0,
@@ -488,8 +500,7 @@ mod tests {
                 _ => ((i * 13) % 9) as f32 * 0.75,
             })
             .collect();
-        let map = Heightmap::from_vec(7, 5, data).unwrap();
-        build_mesh(&map, 2.0, 1.0, max_side)
+        Heightmap::from_vec(7, 5, data).unwrap()
     }
 
     /// Reads a GLB back with the `gltf` crate (which also validates the
@@ -552,7 +563,7 @@ mod tests {
 
     #[test]
     fn glb_reads_back_with_the_gltf_crate() {
-        let mesh = test_mesh(16);
+        let mesh = build_mesh(&test_map(), 2.0, 1.0, 16);
         let (read, [min, max], texture) = read_back(&encode_glb(&mesh, None).unwrap());
         assert_eq!(read.positions.len(), 7 * 5);
         assert_eq!(read.indices.len(), 6 * 4 * 6);
@@ -566,31 +577,30 @@ mod tests {
         assert_eq!(max, [6.0, 11.0, 4.0]);
         assert_eq!((min, max), bounds(&mesh.positions));
         assert!(texture.is_none(), "a plain material without a texture");
+        let glb = encode_glb(&mesh, None).unwrap();
+        let gltf = gltf::Gltf::from_slice(&glb).expect("the GLB reads back");
+        let node = gltf.nodes().next().expect("one node");
+        assert_eq!(node.name(), Some("terrain"));
+        assert_eq!(node.mesh().and_then(|m| m.name()), Some("terrain"));
     }
 
     #[test]
-    fn glb_embeds_the_texture_after_the_mesh_data() {
-        // Odd-length bytes: the image view needs no alignment of its own.
+    fn decimated_textured_glb_embeds_the_png() {
+        // An odd length, so the chunk needs padding after the image.
         let png = b"\x89PNG\r\n\x1a\n not really an image".to_vec();
-        let map = test_mesh(16);
         let plan = MeshPlan::parse("glb", Some("4"), 7, 5).unwrap();
         let texture = Some(MeshTexture {
             png: &png,
             file_name: "texture.png",
         });
-        let files = mesh_files(
-            &Heightmap::from_vec(7, 5, map.positions.iter().map(|p| p[1]).collect()).unwrap(),
-            2.0,
-            &plan,
-            texture,
-        )
-        .unwrap();
+        let files = mesh_files(&test_map(), 2.0, &plan, texture).unwrap();
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].0, GLB_NAME);
+        assert_eq!(files[0].1.len() % 4, 0);
         let (read, [min, max], embedded) = read_back(&files[0].1);
         // Decimated to at most 4 vertices a side, keeping the extent.
         let (cols, rows) = plan.sides(7, 5);
-        assert_eq!((cols, rows), (4, 4));
+        assert_eq!((cols, rows), (4, 3));
         assert_eq!(read.positions.len(), cols * rows);
         assert_eq!(read.indices.len(), (cols - 1) * (rows - 1) * 6);
         assert_eq!((min, max), bounds(&read.positions));

@@ -128,8 +128,11 @@ fn corner_blend(
 /// Octave settings shared by fBm and ridged noise.
 #[derive(Clone, Copy, Debug)]
 pub struct Octaves {
+    /// Number of octaves summed.
     pub count: u32,
+    /// Frequency multiplier between octaves.
     pub lacunarity: f32,
+    /// Amplitude multiplier between octaves.
     pub persistence: f32,
 }
 

@@ -4,7 +4,8 @@
 //! neighbouring row).
 //!
 //! The readable definition, every feature over every cell, is
-//! [`reference`]; the tests require this version to give the same bits.
+//! [`reference`](mod@reference); the tests require this version to give the
+//! same bits.
 
 pub mod reference;
 
@@ -16,14 +17,22 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::f32::consts::PI;
 
+/// Profile of a hill feature: a height factor over `t` = distance / radius.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FeatureShape {
+    /// A smooth bump, 1 at the centre falling to 0 at the rim.
     Hill,
+    /// An upside-down Hill: a smooth dip.
     Valley,
+    /// A plateau, `1.25·min(0.8, e^(−t²))`: flat out to about half the radius.
     Mesa,
+    /// An upside-down Mesa: a flat-floored pit.
     Hole,
+    /// A parabolic cap, `1 − t²`.
     Dome,
+    /// Zero: adds nothing, but levels cells toward 0 under Replace or Normal.
     Flat,
+    /// A cone with a crater: the rim peaks about 0.4 of the radius out.
     Volcano,
 }
 
@@ -108,18 +117,28 @@ impl Choice for FeatureShape {
     }
 }
 
+/// Falloff of a feature from centre to rim: its value is scaled by
+/// `1 − easing(t)` for `t` = distance / radius.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Easing {
+    /// A straight ramp, `x`.
     Linear,
+    /// A quadratic ease-in, `x²`.
     EaseIn,
+    /// A quadratic ease-out, `−x(x − 2)`.
     EaseOut,
+    /// Smoothstep, `x²(3 − 2x)`.
     EaseInOut,
+    /// A cubic centred on ½, `0.5(2x − 1)³ + 0.5`: steep at both ends.
     InEaseOut,
+    /// A gentle ease-in, `x^1.55`.
     EaseInWeak,
+    /// A strong ease-in, `x⁷`: features keep their height until near the rim.
     EaseInStrong,
 }
 
 impl Easing {
+    /// The eased value of `x` in 0..=1, itself in 0..=1.
     #[inline]
     pub fn eval(self, x: f32) -> f32 {
         match self {
@@ -187,14 +206,22 @@ impl Choice for Easing {
     }
 }
 
+/// How a feature's value `d` merges with a cell's height `g`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FeatureBlend {
+    /// Adds the feature, `g + d`.
     Additive,
+    /// Subtracts the feature, `g − d`.
     Subtractive,
+    /// Multiplies by the feature, `g·d`.
     Multiply,
+    /// Replaces the height with the feature, `d` (THREE.Terrain's NoBlending).
     Replace,
+    /// Fades the old height out toward the centre, `easing(t)·g + d`.
     Normal,
+    /// Keeps the higher of the two, `max(g, d)`.
     Max,
+    /// Keeps the lower of the two, `min(g, d)`.
     Min,
 }
 
@@ -237,9 +264,12 @@ impl Choice for FeatureBlend {
     }
 }
 
+/// Where feature centres fall on the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Distribution {
+    /// Uniformly over the whole map.
     Uniform,
+    /// Around the middle, within 0.4 of the map's size and densest at the centre.
     Island,
 }
 
@@ -253,6 +283,8 @@ impl Choice for Distribution {
     }
 }
 
+/// THREE.Terrain's Hill method as a stage: randomly placed features of one
+/// shape, eased and blended into the map within their radii.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HillFeatures {
@@ -260,13 +292,21 @@ pub struct HillFeatures {
     pub frequency: f32,
     /// THREE.Terrain's `minHeight..maxHeight`, world units.
     pub terrain_height: Span,
-    /// Explicit overrides of the derived values.
+    /// Explicit overrides of the derived values, `None` to derive them: the
+    /// number of features (default f²·10).
     pub count: Option<u32>,
+    /// Override of the radius range in cells (default side/f² .. side/f).
     pub radius: Option<Span>,
+    /// Override of the feature height range in world units (default
+    /// range/f² .. range/f).
     pub feature_height: Option<Span>,
+    /// Profile of each feature.
     pub shape: FeatureShape,
+    /// Falloff from centre to rim: `d = shape(t)·height·(1 − easing(t))`.
     pub easing: Easing,
+    /// How each feature merges with the map.
     pub blend: FeatureBlend,
+    /// Where feature centres fall.
     pub distribution: Distribution,
 }
 
@@ -336,7 +376,7 @@ impl Params for HillFeatures {
             v,
             "distribution",
             &mut self.distribution,
-            "Where centres fall: Uniform over the map, or Island (a ring around the middle).",
+            "Where centres fall: Uniform over the map, or Island (around the middle, densest at the centre).",
         );
     }
 }
@@ -344,21 +384,30 @@ impl Params for HillFeatures {
 /// One placed feature: centre cell, radius in cells, height.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Feature {
+    /// Centre column (x, east).
     pub cx: i64,
+    /// Centre row (row 0 = north).
     pub cy: i64,
+    /// Radius of influence, in cells.
     pub radius: f32,
+    /// Height the shape is scaled by, in world units.
     pub height: f32,
 }
 
 /// The values THREE.Terrain derives from `frequency`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Derived {
+    /// Number of features to place.
     pub count: u32,
+    /// Range radii are drawn from, in cells.
     pub radius: Span,
+    /// Range feature heights are drawn from, in world units.
     pub height: Span,
 }
 
 impl HillFeatures {
+    /// The feature count and the radius and height ranges for a
+    /// `width x height` map, with any overrides applied.
     pub fn derived(&self, width: usize, height: usize) -> Derived {
         let f = 2.0 * self.frequency;
         let range = self.terrain_height.max - self.terrain_height.min;
