@@ -1,8 +1,7 @@
 use orogen_core::Heightmap;
-use orogen_core::flow::heightmap_bundle;
+use orogen_core::flow::{add_sidecar, heightmap_bundle};
 use orogen_core::io::engine_sizes::named_size;
 use orogen_core::io::height_files::*;
-use orogen_core::io::sidecar::add_sidecar;
 use orogen_core::params::Span;
 use orogen_core::recipe::Recipe;
 use orogen_core::rng::stage_rng;

@@ -318,3 +318,23 @@ fn render_matches_reference_at(w: usize, h: usize) {
     }
     assert_eq!(tex.rgb.len(), expected.len());
 }
+
+#[test]
+fn render_splat_refuses_what_it_cannot_paint() {
+    let map = peak_and_pit();
+    let (set, images) = flat_colour_tiles();
+    let no_tiles = TileSet {
+        tiles: Vec::new(),
+        auto_bands: true,
+    };
+    let err = render_splat(&map, 1.0, &no_tiles, &images, 8, 8).unwrap_err();
+    assert!(err.contains("without tiles"), "{err}");
+    let no_images = TileImages { images: Vec::new() };
+    let err = render_splat(&map, 1.0, &set, &no_images, 8, 8).unwrap_err();
+    assert!(err.contains("without tile images"), "{err}");
+    let err = render_splat(&map, 1.0, &set, &images, 0, 8).unwrap_err();
+    assert!(err.contains("0x8"), "{err}");
+    let err = render_splat(&map, 0.0, &set, &images, 8, 8).unwrap_err();
+    assert!(err.contains("cell size"), "{err}");
+    assert!(render_splat(&map, 1.0, &set, &images, 1, 1).is_ok());
+}

@@ -7,8 +7,8 @@ use crate::io::height_files::{
     ExportOptions, encode_png16, encode_preview, encode_r16, export_range, quantize,
 };
 use crate::io::mesh_export::{MeshPlan, MeshTexture, mesh_files};
-use crate::io::sidecar::add_sidecar;
-use crate::io::tiled_export::{MapTileGrid, add_map_tile_files};
+use crate::io::sidecar::Sidecar;
+use crate::io::tiled_export::{MapTileGrid, MapTileGridInfo, add_map_tile_files};
 use crate::params::Span;
 use crate::recipe::Recipe;
 use crate::splat::{TileImages, add_texture_files, render_splat};
@@ -147,6 +147,40 @@ pub fn export_map(
     })
 }
 
+/// Appends `heightmap.json` describing everything in the bundle: the
+/// height range and cell size to re-import at true scale, the effective
+/// texture bands (`tiles`) and the tiled export's grid, when there are.
+#[allow(clippy::too_many_arguments)]
+pub fn add_sidecar(
+    bundle: &mut ExportBundle,
+    map: &Heightmap,
+    recipe: &Recipe,
+    opts: &ExportOptions,
+    range: Span,
+    tiles: Option<serde_json::Value>,
+    tiles_grid: Option<MapTileGridInfo>,
+) -> Result<(), String> {
+    let mut files = bundle.names();
+    files.push("heightmap.json".into());
+    let sidecar = Sidecar {
+        generator: format!("orogen {}", env!("CARGO_PKG_VERSION")),
+        width: map.width(),
+        height: map.height(),
+        min_height: range.min,
+        max_height: range.max,
+        byte_order: opts.byte_order,
+        flip_y: opts.flip_y,
+        cell_size: recipe.cell_size,
+        files,
+        tiles,
+        tiles_grid,
+        recipe,
+    };
+    let json = serde_json::to_string_pretty(&sidecar).map_err(|e| e.to_string())?;
+    bundle.add("heightmap.json", json.into_bytes());
+    Ok(())
+}
+
 /// Adds the mesh, textured with texture.png when the export made one.
 fn add_mesh(
     bundle: &mut ExportBundle,
@@ -197,19 +231,38 @@ mod tests {
             .expect("the export succeeds");
         let mut names: Vec<String> = std::fs::read_dir(&out)
             .expect("the folder exists")
-            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .collect();
         names.sort();
         assert_eq!(names.len(), report.written.len());
-        for name in ["heightmap.r16", "texture.png", "heightmap_x1_y1.r16", "terrain.obj", "terrain.mtl", "heightmap.json"] {
-            assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
+        for name in [
+            "heightmap.r16",
+            "texture.png",
+            "heightmap_x1_y1.r16",
+            "terrain.obj",
+            "terrain.mtl",
+            "heightmap.json",
+        ] {
+            assert!(
+                names.iter().any(|n| n == name),
+                "{name} missing from {names:?}"
+            );
         }
         let labels: Vec<&str> = report.timings.iter().map(|(l, _)| *l).collect();
         assert_eq!(labels, ["splat", "tiles", "mesh"]);
         assert_eq!((report.range.min, report.range.max), (-4.0, 14.0));
         assert_eq!(
             report.summary(),
-            format!("wrote {} files to {} (9x9, heights -4.000..14.000)", names.len(), out.display())
+            format!(
+                "wrote {} files to {} (9x9, heights -4.000..14.000)",
+                names.len(),
+                out.display()
+            )
         );
     }
 }
