@@ -13,7 +13,7 @@ use orogen_core::recipe::{Recipe, default_memory_limit};
 use orogen_core::splat::builtin_tiles::{BUILTIN_TILES, builtin_tile};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(Parser, Debug)]

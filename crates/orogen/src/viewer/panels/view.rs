@@ -4,7 +4,7 @@
 
 use super::super::state::{Generated, PreviewImage, PreviewKind};
 use super::{Document, UiContext};
-use orogen_core::params::{ParamVisitor, Params, Span};
+use orogen_core::params::{ParamVisitor, Params};
 use orogen_core::{Stage, StageEntry};
 use bevy_egui::egui;
 use std::ops::RangeInclusive;
