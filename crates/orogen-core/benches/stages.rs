@@ -109,7 +109,12 @@ fn splat_and_mesh(c: &mut Criterion) {
     let mut group = c.benchmark_group("output-1025");
     group.sample_size(20);
     group.bench_function("splat-1024-4-tiles-slope", |b| {
-        b.iter(|| black_box(render_splat(&map, 1.0, &tiles, &images, 1024, 1024).expect("the default tiles paint")))
+        b.iter(|| {
+            black_box(
+                render_splat(&map, 1.0, &tiles, &images, 1024, 1024)
+                    .expect("the default tiles paint"),
+            )
+        })
     });
     group.bench_function("mesh-1025-fresh", |b| {
         b.iter(|| black_box(build_mesh(&map, 1.0, 1.0, 1025)))

@@ -35,7 +35,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     // 0 and 65535 stand for the map's own lowest and highest heights.
     let range = export_range(map, &ExportOptions::default());
     let samples = quantize(map, range);
-    write_atomic(&out, &encode_r16(&samples, map.width(), ByteOrder::Le, false))?;
+    write_atomic(
+        &out,
+        &encode_r16(&samples, map.width(), ByteOrder::Le, false),
+    )?;
     println!(
         "wrote {} ({}x{}, heights {:.3}..{:.3})",
         out.display(),

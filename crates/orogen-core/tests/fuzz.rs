@@ -4,7 +4,9 @@
 //! (`cargo fuzz` targets for longer runs are described in the README.)
 
 use orogen_core::Recipe;
-use orogen_core::io::height_files::{ByteOrder, decode_png, decode_raw16, encode_png, encode_png16};
+use orogen_core::io::height_files::{
+    ByteOrder, decode_png, decode_raw16, encode_png, encode_png16,
+};
 use orogen_core::presets;
 use orogen_core::splat::decode_tile_image;
 use proptest::prelude::*;

@@ -5,8 +5,8 @@ use orogen_core::params::Choice;
 use orogen_core::params::Span;
 use orogen_core::rng::stage_rng;
 use orogen_core::stages::blur::{self, box_blur_pass};
-use orogen_core::stages::hill_features::{self,
-    Distribution, Easing, FeatureBlend, FeatureShape, HillFeatures,
+use orogen_core::stages::hill_features::{
+    self, Distribution, Easing, FeatureBlend, FeatureShape, HillFeatures,
 };
 use orogen_core::stages::hills_pits::{self, HillLayer, HillsAndPits, apply_caps};
 use proptest::prelude::*;

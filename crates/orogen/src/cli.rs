@@ -1,5 +1,6 @@
 //! The `orogen` command line.
 
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use orogen_core::flow::{ExportRequest, check_runnable, export_map, load_recipe, start_from_file};
 use orogen_core::io::bundle::ExportBundle;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES, named_size};
@@ -11,7 +12,6 @@ use orogen_core::pipeline::{Pipeline, RunHooks};
 use orogen_core::presets;
 use orogen_core::recipe::{Recipe, default_memory_limit};
 use orogen_core::splat::builtin_tiles::{BUILTIN_TILES, builtin_tile};
-use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -189,8 +189,7 @@ pub fn parse_texture_size(text: &str) -> Result<(usize, usize), String> {
 pub fn tiles_command(args: &TilesArgs) -> Result<(), String> {
     let mut bundle = ExportBundle::default();
     for name in BUILTIN_TILES {
-        let tile = builtin_tile(name)
-            .ok_or_else(|| format!("missing built-in tile {name}"))?;
+        let tile = builtin_tile(name).ok_or_else(|| format!("missing built-in tile {name}"))?;
         let png = encode_png(
             tile.as_raw(),
             tile.width() as usize,
@@ -253,7 +252,13 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
             eprintln!("timing {} {:.3}", stage.kind, stage.millis);
         }
     }
-    let report = export_map(&output.map, &recipe, base_dir.as_deref(), &request, &args.out)?;
+    let report = export_map(
+        &output.map,
+        &recipe,
+        base_dir.as_deref(),
+        &request,
+        &args.out,
+    )?;
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
@@ -281,7 +286,11 @@ fn export_request(args: &GenerateArgs, recipe: &Recipe) -> Result<ExportRequest,
         (None, Some(_)) => return Err("--mesh-size needs --mesh glb|obj".into()),
         (None, None) => None,
     };
-    let texture = args.texture.as_deref().map(parse_texture_size).transpose()?;
+    let texture = args
+        .texture
+        .as_deref()
+        .map(parse_texture_size)
+        .transpose()?;
     Ok(ExportRequest {
         options: ExportOptions {
             byte_order: match args.byte_order {

@@ -20,14 +20,14 @@
 //! binary so the resident-memory figure is its own.
 
 use bevy::prelude::*;
-use orogen_core::params::{ParamVisitor, Params, Span, clamp_all};
-use orogen_core::pipeline::{Pipeline, RunHooks};
-use orogen_core::splat::Tile;
-use orogen_core::{Heightmap, Recipe, Stage, StageEntry};
 use orogen::viewer::history::{History, HistoryAction, HistoryPlugin, apply_history_action};
 use orogen::viewer::regen::{PendingUpload, RegenJob, RegenerationPlugin, check_recipe};
 use orogen::viewer::state::{DisplayedStage, EditedRecipe, Generated};
 use orogen::viewer::terrain::{TerrainBounds, TerrainUploadPlugin};
+use orogen_core::params::{ParamVisitor, Params, Span, clamp_all};
+use orogen_core::pipeline::{Pipeline, RunHooks};
+use orogen_core::splat::Tile;
+use orogen_core::{Heightmap, Recipe, Stage, StageEntry};
 use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
@@ -220,7 +220,8 @@ impl ParamVisitor for WorkCapper {
         if let Some(v) = value {
             self.int(name, v, range, "");
         }
-    }}
+    }
+}
 
 fn randomize(stage: &mut Stage, rng: &mut Rng, p: f64) {
     stage.visit(&mut Randomizer { rng, p });

@@ -9,8 +9,10 @@ use orogen_core::io::bundle::ExportBundle;
 use orogen_core::io::height_files::{
     ByteOrder, ExportOptions, decode_png, encode_r16, export_range, quantize,
 };
+use orogen_core::io::tiled_export::{
+    MapTileGrid, MapTileGridInfo, add_map_tile_files, map_tile_grid,
+};
 use orogen_core::rng::{range_f32, stage_rng};
-use orogen_core::io::tiled_export::{MapTileGrid, MapTileGridInfo, add_map_tile_files, map_tile_grid};
 
 fn random_map(width: usize, height: usize, seed: u64) -> Heightmap {
     let mut rng = stage_rng(seed, 0);

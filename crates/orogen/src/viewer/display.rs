@@ -5,15 +5,15 @@
 //! knows nothing of the job that calls it.
 
 use super::state::{Generated, PreviewImage};
-use orogen_core::{Heightmap, Recipe};
-use orogen_core::mesh::{MeshData, build_mesh};
-use orogen_core::pipeline::PipelineOutput;
-use orogen_core::splat::{TileImages, render_splat};
 use bevy::asset::RenderAssetUsages;
 use bevy::image::{ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
+use orogen_core::mesh::{MeshData, build_mesh};
+use orogen_core::pipeline::PipelineOutput;
+use orogen_core::splat::{TileImages, render_splat};
+use orogen_core::{Heightmap, Recipe};
 use std::time::Instant;
 
 /// Display meshes keep at most this many vertices a side (exports keep
@@ -68,14 +68,7 @@ pub fn build_display(
     let effective_tiles = tiles.effective(stats.min, stats.max);
     let texture_start = Instant::now();
     let (tex_w, tex_h) = texture_size(map.width(), map.height());
-    let splat = render_splat(
-        &map,
-        recipe.cell_size,
-        &tiles,
-        &images,
-        tex_w,
-        tex_h,
-    )?;
+    let splat = render_splat(&map, recipe.cell_size, &tiles, &images, tex_w, tex_h)?;
     let texture_rgba = splat.rgba();
     let texture_millis = texture_start.elapsed().as_secs_f64() * 1000.0;
 

@@ -5,8 +5,8 @@
 //! slider drag is one undo step, not sixty.
 
 use super::state::{EditedRecipe, UiFocus};
-use orogen_core::Recipe;
 use bevy::prelude::*;
+use orogen_core::Recipe;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 

@@ -16,11 +16,11 @@ pub mod screenshot;
 pub mod state;
 pub mod terrain;
 
-use orogen_core::flow::load_recipe;
-use orogen_core::{Recipe, presets};
 use bevy::prelude::*;
 use bevy::render::RenderPlugin;
 use bevy::window::WindowResolution;
+use orogen_core::flow::load_recipe;
+use orogen_core::{Recipe, presets};
 use screenshot::{ExitReport, ScreenshotPlugin, TERRAIN_TIMEOUT};
 use state::{DisplayedStage, EditedRecipe, RecipeSource};
 use std::path::PathBuf;

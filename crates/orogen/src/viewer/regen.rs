@@ -12,14 +12,14 @@
 
 use super::display::{DisplayBuild, build_display};
 use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource};
-use orogen_core::Recipe;
-use orogen_core::pipeline::{Pipeline, PipelineError, RunHooks};
-use orogen_core::flow::check_runnable;
-use orogen_core::recipe::default_memory_limit;
-use orogen_core::splat::{TileImages, TileSet, load_tile_image};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use image::RgbImage;
+use orogen_core::Recipe;
+use orogen_core::flow::check_runnable;
+use orogen_core::pipeline::{Pipeline, PipelineError, RunHooks};
+use orogen_core::recipe::default_memory_limit;
+use orogen_core::splat::{TileImages, TileSet, load_tile_image};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -4,10 +4,10 @@
 //! Panels edit copies and assign only when a value really changed, so
 //! change detection on these resources means "the user edited something".
 
+use bevy::prelude::*;
 use orogen_core::pipeline::PipelineOutput;
 use orogen_core::splat::TileSet;
 use orogen_core::{Heightmap, Recipe};
-use bevy::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
 

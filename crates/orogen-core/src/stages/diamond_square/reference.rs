@@ -72,4 +72,3 @@ pub fn lattice(ds: &DiamondSquare, n: usize, seed: u64) -> Vec<f32> {
     }
     g
 }
-

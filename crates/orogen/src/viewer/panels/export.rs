@@ -5,11 +5,11 @@
 
 use super::super::state::Generated;
 use super::{Document, ERROR_RED, OK_GREEN, UiContext};
+use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
+use bevy_egui::egui;
 use orogen_core::flow::{ExportRequest, export_map};
 use orogen_core::io::height_files::{ByteOrder, ExportOptions};
 use orogen_core::params::Choice;
-use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
-use bevy_egui::egui;
 use std::path::PathBuf;
 
 pub struct ExportPanel {

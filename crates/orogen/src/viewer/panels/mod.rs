@@ -15,7 +15,6 @@ use super::camera::FlyCamera;
 use super::history::{History, HistoryAction, apply_history_action};
 use super::regen::RegenJob;
 use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource, UiFocus, ViewSettings};
-use orogen_core::Recipe;
 use bevy::camera::visibility::RenderLayers;
 use bevy::camera::{CameraOutputMode, Viewport};
 use bevy::ecs::system::SystemParam;
@@ -25,6 +24,7 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::{
     EguiContexts, EguiGlobalSettings, EguiPlugin, EguiPrimaryContextPass, PrimaryEguiContext, egui,
 };
+use orogen_core::Recipe;
 
 pub struct PanelsPlugin;
 

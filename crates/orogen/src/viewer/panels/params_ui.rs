@@ -3,8 +3,8 @@
 //! without touching this file. Values are clamped to their ranges by the
 //! widgets; tooltips are the parameters' help texts.
 
-use orogen_core::params::{ParamVisitor, Params, Span};
 use bevy_egui::egui;
+use orogen_core::params::{ParamVisitor, Params, Span};
 use std::ops::RangeInclusive;
 
 /// Draws `params` into `ui`; returns whether any value changed.

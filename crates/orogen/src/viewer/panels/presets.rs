@@ -2,10 +2,10 @@
 
 use super::super::state::RecipeSource;
 use super::{Document, ERROR_RED, OK_GREEN};
+use bevy_egui::egui;
 use orogen_core::flow::load_recipe;
 use orogen_core::io::atomic::write_atomic;
 use orogen_core::{Recipe, presets};
-use bevy_egui::egui;
 use std::path::{Path, PathBuf};
 
 #[derive(Default)]

@@ -5,11 +5,11 @@ use super::super::history::HistoryAction;
 use super::super::regen::check_recipe;
 use super::params_ui::draw_params;
 use super::{Document, ERROR_RED, UiContext};
+use bevy_egui::egui;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES};
 use orogen_core::params::clamp_all;
 use orogen_core::recipe::{MAX_SIDE, MIN_SIDE};
 use orogen_core::{Recipe, Stage, StageEntry};
-use bevy_egui::egui;
 
 #[derive(Default)]
 pub struct RecipePanel {

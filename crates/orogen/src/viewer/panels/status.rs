@@ -2,8 +2,8 @@
 //! mesh and texture sizes (saying when the mesh is decimated), errors.
 
 use super::{Document, ERROR_RED, UiContext};
-use orogen_core::Stage;
 use bevy_egui::egui;
+use orogen_core::Stage;
 
 pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
     ui.horizontal_wrapped(|ui| {

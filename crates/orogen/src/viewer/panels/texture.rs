@@ -8,9 +8,9 @@
 
 use super::params_ui::draw_params;
 use super::{Document, ERROR_RED, UiContext};
+use bevy_egui::egui;
 use orogen_core::params::clamp_all;
 use orogen_core::splat::{Tile, TileSet, load_tile_image};
-use bevy_egui::egui;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -50,7 +50,10 @@ impl TexturePanel {
                 shown = tiles.clone();
             }
             if ui
-                .add_enabled(tiles.tiles.len() < MAX_TILE_LAYERS, egui::Button::new("+ Tile"))
+                .add_enabled(
+                    tiles.tiles.len() < MAX_TILE_LAYERS,
+                    egui::Button::new("+ Tile"),
+                )
                 .clicked()
             {
                 tiles.tiles.push(new_tile(tiles));

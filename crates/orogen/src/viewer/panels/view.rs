@@ -4,9 +4,9 @@
 
 use super::super::state::{Generated, PreviewImage, PreviewKind};
 use super::{Document, UiContext};
+use bevy_egui::egui;
 use orogen_core::params::{ParamVisitor, Params};
 use orogen_core::{Stage, StageEntry};
-use bevy_egui::egui;
 use std::ops::RangeInclusive;
 
 #[derive(Default)]
@@ -222,7 +222,13 @@ pub fn int_param_range(params: &mut dyn Params, name: &str) -> Option<RangeInclu
                 self.range = Some(range);
             }
         }
-        fn optional_int(&mut self, name: &str, value: &mut Option<u32>, range: RangeInclusive<u32>, help: &str) {
+        fn optional_int(
+            &mut self,
+            name: &str,
+            value: &mut Option<u32>,
+            range: RangeInclusive<u32>,
+            help: &str,
+        ) {
             let mut current = value.unwrap_or(*range.start());
             self.int(name, &mut current, range, help);
         }
