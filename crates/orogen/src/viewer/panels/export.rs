@@ -4,10 +4,10 @@
 //! IO task pool so the UI never stalls.
 
 use super::super::state::Generated;
-use super::{Document, ERROR_RED, OK_GREEN, UiContext};
+use super::{Document, ERROR_RED, OK_GREEN, UiContext, WARNING_AMBER};
 use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
 use bevy_egui::egui;
-use orogen_core::flow::{ExportRequest, export_map};
+use orogen_core::flow::{ExportReport, ExportRequest, export_map};
 use orogen_core::io::height_files::{ByteOrder, ExportOptions};
 use orogen_core::params::Choice;
 use std::path::PathBuf;
@@ -19,8 +19,9 @@ pub struct ExportPanel {
     texture: bool,
     /// Texture side in texels (`None` = the map's own size).
     texture_side: Option<u32>,
-    task: Option<Task<Result<String, String>>>,
-    message: Option<Result<String, String>>,
+    task: Option<Task<Result<ExportReport, String>>>,
+    /// The last export's report, or why it failed.
+    message: Option<Result<ExportReport, String>>,
 }
 
 impl Default for ExportPanel {
@@ -88,8 +89,11 @@ impl ExportPanel {
             });
         }
         match &self.message {
-            Some(Ok(text)) => {
-                ui.colored_label(OK_GREEN, text);
+            Some(Ok(report)) => {
+                ui.colored_label(OK_GREEN, report.summary());
+                for warning in &report.warnings {
+                    ui.colored_label(WARNING_AMBER, format!("warning: {warning}"));
+                }
             }
             Some(Err(text)) => {
                 ui.colored_label(ERROR_RED, text);
@@ -122,15 +126,10 @@ impl ExportPanel {
         self.message = None;
         // The same flow as `orogen generate`: the same files, the same
         // summary line, and its warnings shown under it.
-        self.task = Some(IoTaskPool::get().spawn(async move {
-            let report = export_map(&map, &recipe, base_dir.as_deref(), &request, &dir)?;
-            let mut text = report.summary();
-            for warning in &report.warnings {
-                text.push_str("\nwarning: ");
-                text.push_str(warning);
-            }
-            Ok(text)
-        }));
+        self.task =
+            Some(IoTaskPool::get().spawn(async move {
+                export_map(&map, &recipe, base_dir.as_deref(), &request, &dir)
+            }));
     }
 
     fn collect_finished(&mut self) {

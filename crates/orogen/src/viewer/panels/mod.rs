@@ -66,6 +66,8 @@ pub struct UiContext<'a> {
 /// Red used for errors and invalid values throughout the UI.
 pub const ERROR_RED: egui::Color32 = egui::Color32::from_rgb(235, 80, 70);
 pub const OK_GREEN: egui::Color32 = egui::Color32::from_rgb(110, 200, 110);
+/// Problems that did not stop the work (a tile image replaced by its colour).
+pub const WARNING_AMBER: egui::Color32 = egui::Color32::from_rgb(235, 180, 60);
 
 /// Every panel's own state, kept between frames.
 #[derive(Resource, Default)]
