@@ -120,17 +120,60 @@ fn the_lattice_tiles_seamlessly() {
 
 proptest::proptest! {
     /// The row-parallel lattice equals the point-by-point definition bit
-    /// for bit, at every size up to 129 and any roughness and seed.
+    /// for bit, at every size up to 129 and any roughness and seed, with
+    /// and without clamping negatives as they are generated.
     #[test]
     fn lattice_matches_the_point_by_point_definition(
         levels in 1u32..8, roughness in 0.0f32..3.0, base in -50.0f32..50.0,
         extent in 0.0f32..500.0, seed in proptest::prelude::any::<u64>(),
+        clamp_negatives_as_generated in proptest::prelude::any::<bool>(),
     ) {
         let n = (1usize << levels) + 1;
-        let ds = DiamondSquare { roughness, base, extent, ..DiamondSquare::default() };
+        let ds = DiamondSquare {
+            roughness, base, extent, clamp_negatives_as_generated, ..DiamondSquare::default()
+        };
         let fast = ds.lattice(n, &stage_rng(seed, 0));
         let naive = orogen_core::stages::diamond_square::reference::lattice(&ds, n, seed);
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         proptest::prop_assert_eq!(bits(&fast), bits(&naive));
     }
+}
+
+/// Article 003 clamps each new value when it is computed. The reference
+/// clamps a value before anything reads it and never changes it after (a
+/// border twin is a copy), so a lattice equal to the reference's with no
+/// value below 0 means no value below 0 was ever averaged. Clamping as
+/// generated leaves far fewer cells flat at 0 than clamping afterwards.
+#[test]
+fn clamping_as_generated_never_averages_a_negative() {
+    let n = 257;
+    let ds = DiamondSquare {
+        roughness: 0.8,
+        base: 0.0,
+        extent: 200.0,
+        clamp_negatives_as_generated: true,
+        ..DiamondSquare::default()
+    };
+    let mut flat_as_generated = 0;
+    let mut flat_after = 0;
+    for seed in 1..=6 {
+        let fast = ds.lattice(n, &stage_rng(seed, 0));
+        let naive = orogen_core::stages::diamond_square::reference::lattice(&ds, n, seed);
+        assert_eq!(fast, naive, "seed {seed}");
+        assert!(
+            fast.iter().all(|&v| v >= 0.0),
+            "seed {seed}: a negative value"
+        );
+        flat_as_generated += fast.iter().filter(|&&v| v == 0.0).count();
+        let unclamped = DiamondSquare {
+            clamp_negatives_as_generated: false,
+            ..ds.clone()
+        }
+        .lattice(n, &stage_rng(seed, 0));
+        flat_after += unclamped.iter().filter(|&&v| v <= 0.0).count();
+    }
+    assert!(
+        flat_as_generated * 10 < flat_after,
+        "flat cells: {flat_as_generated} clamped as generated, {flat_after} clamped afterwards"
+    );
 }

@@ -338,3 +338,33 @@ fn render_splat_refuses_what_it_cannot_paint() {
     assert!(err.contains("cell size"), "{err}");
     assert!(render_splat(&map, 1.0, &set, &images, 1, 1).is_ok());
 }
+
+/// Article 003's bands depend on height only: its preset carries no slope
+/// rules, so each texel's weights, and the texture, are the same whatever
+/// the slope (a map rendered with cells 1000 times wider, nearly flat,
+/// paints the same bytes).
+#[test]
+fn article_003_texture_depends_on_height_alone() {
+    let mut recipe = orogen_core::presets::load("article-003-diamond-square")
+        .expect("the preset ships")
+        .expect("the preset parses");
+    assert!(recipe.tiles.tiles.iter().all(|t| t.slope.is_none()));
+    let set = recipe.tiles.effective(0.0, 200.0);
+    let (mut steep, mut flat) = (vec![0.0; set.tiles.len()], vec![0.0; set.tiles.len()]);
+    for h in (0..=40).map(|i| i as f32 * 5.0) {
+        for slope in [10.0, 38.0, 45.0, 80.0] {
+            weights_at(&set.tiles, h, slope, &mut steep);
+            weights_at(&set.tiles, h, 0.0, &mut flat);
+            assert_eq!(steep, flat, "height {h}, slope {slope}");
+        }
+    }
+    recipe.width = 65;
+    recipe.height = 65;
+    let map = orogen_core::generate(&recipe, None)
+        .expect("the preset runs")
+        .map;
+    let (images, _) = TileImages::load(&recipe.tiles, None);
+    let sharp = render_splat(&map, 1.0, &recipe.tiles, &images, 64, 64).unwrap();
+    let gentle = render_splat(&map, 1000.0, &recipe.tiles, &images, 64, 64).unwrap();
+    assert_eq!(sharp.rgb, gentle.rgb);
+}

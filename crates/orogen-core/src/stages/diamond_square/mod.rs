@@ -35,6 +35,11 @@ pub struct DiamondSquare {
     pub stop_after_level: Option<u32>,
     /// How the generated lattice merges with the map so far.
     pub combine: Combine,
+    /// Clamp every new value to 0 the moment it is computed, as article
+    /// 003 does, so later averages see the zeros (off: a separate Clamp
+    /// stage afterwards leaves broad flat floors instead).
+    #[serde(default)]
+    pub clamp_negatives_as_generated: bool,
 }
 
 impl Default for DiamondSquare {
@@ -45,6 +50,7 @@ impl Default for DiamondSquare {
             extent: 200.0,
             stop_after_level: None,
             combine: Combine::Replace,
+            clamp_negatives_as_generated: false,
         }
     }
 }
@@ -74,6 +80,11 @@ impl Params for DiamondSquare {
             &mut self.stop_after_level,
             0..=16,
             "Demo: stop after this many levels and show the coarse lattice interpolated.",
+        );
+        v.toggle(
+            "clamp_negatives_as_generated",
+            &mut self.clamp_negatives_as_generated,
+            "Clamp each new value to 0 as soon as it is computed, as article 003 does: later averages see the zeros, so the low ground stays bumpy instead of flat.",
         );
         visit_choice(v, "combine", &mut self.combine, COMBINE_HELP);
     }
@@ -106,8 +117,9 @@ impl DiamondSquare {
     pub fn lattice_into(&self, grid: &mut [f32], side: usize, rng: &StageRng) {
         let n = side;
         let period = n - 1;
+        let floor = self.value_floor();
         for &(x, y) in &[(0, 0), (period, 0), (0, period), (period, period)] {
-            grid[y * n + x] = self.base;
+            grid[y * n + x] = at_least(self.base, floor);
         }
         let shrink = 0.5f32.powf(self.roughness);
         let mut range = 1.0f32;
@@ -136,7 +148,7 @@ impl DiamondSquare {
                     let (offsets, lanes) = scratch.offsets(&mut row_rng(level, 0, y), count, scale);
                     let (above, below) = (reads[y - half], reads[y + half]);
                     if step == 2 {
-                        lanes.diamond_pairs(row, above, below, offsets);
+                        lanes.diamond_pairs(row, above, below, offsets, floor);
                         return;
                     }
                     // Point k sits at x = half + k·step and averages the
@@ -150,7 +162,7 @@ impl DiamondSquare {
                         .zip(strided(below, 0, step).zip(strided(below, step, step)))
                         .zip(offsets)
                     {
-                        *cell = (a0 + a1 + b0 + b1) * 0.25 + offset;
+                        *cell = at_least((a0 + a1 + b0 + b1) * 0.25 + offset, floor);
                     }
                 });
             }
@@ -178,7 +190,7 @@ impl DiamondSquare {
                     let (above, below) = (reads[up], reads[down]);
                     let point = |row: &[f32], x: usize, left: usize, right: usize, offset: f32| {
                         let sum = above[x] + below[x] + row[left] + row[right];
-                        sum * 0.25 + offset
+                        at_least(sum * 0.25 + offset, floor)
                     };
                     // Only the first and last points can wrap; the rest
                     // take their neighbours directly, with no branch.
@@ -190,7 +202,7 @@ impl DiamondSquare {
                         row[x] = point(row, x, left, right, offsets[k]);
                     }
                     if last > 1 && step == 2 {
-                        lanes.square_pairs(row, above, below, first + 2, &offsets[1..last]);
+                        lanes.square_pairs(row, above, below, first + 2, &offsets[1..last], floor);
                     } else if last > 1 {
                         // Points 1..last at x = first + k·step, as strided
                         // iterators (no bounds check per load). A point's
@@ -206,7 +218,10 @@ impl DiamondSquare {
                                 .zip(strided(above, from, step).zip(strided(below, from, step)))
                                 .zip(&offsets[1..last])
                         {
-                            cell.set((a + b + left.get() + right.get()) * 0.25 + offset);
+                            cell.set(at_least(
+                                (a + b + left.get() + right.get()) * 0.25 + offset,
+                                floor,
+                            ));
                         }
                     }
                 });
@@ -231,6 +246,26 @@ impl DiamondSquare {
             fill_between_lattice(grid, n, step);
         }
     }
+}
+
+impl DiamondSquare {
+    /// The lowest value a new point may take: 0 when negatives are clamped
+    /// as generated, otherwise none.
+    pub fn value_floor(&self) -> f32 {
+        if self.clamp_negatives_as_generated {
+            0.0
+        } else {
+            f32::NEG_INFINITY
+        }
+    }
+}
+
+/// `value`, raised to `floor` if below it. A compare and select (not
+/// `f32::max`, whose NaN rule costs extra instructions) that vectorises;
+/// with no floor (−∞) every value passes through unchanged, bit for bit.
+#[inline(always)]
+pub fn at_least(value: f32, floor: f32) -> f32 {
+    if value < floor { floor } else { value }
 }
 
 /// One worker's scratch: a row's random words and the offsets made of
@@ -278,7 +313,14 @@ struct Lanes {
 impl Lanes {
     /// Diamond phase, step 2: point k at x = 2k + 1 averages the lattice
     /// points x ± 1 of the rows above and below.
-    fn diamond_pairs(&mut self, row: &mut [f32], above: &[f32], below: &[f32], offsets: &[f32]) {
+    fn diamond_pairs(
+        &mut self,
+        row: &mut [f32],
+        above: &[f32],
+        below: &[f32],
+        offsets: &[f32],
+        floor: f32,
+    ) {
         let count = offsets.len();
         every_other(above, 0, count + 1, &mut self.a);
         every_other(below, 0, count + 1, &mut self.b);
@@ -291,7 +333,7 @@ impl Lanes {
             .zip(self.b.iter().zip(&self.b[1..]))
             .zip(offsets)
         {
-            *v = (a0 + a1 + b0 + b1) * 0.25 + offset;
+            *v = at_least((a0 + a1 + b0 + b1) * 0.25 + offset, floor);
         }
         store_every_other(row, 1, &self.values);
     }
@@ -306,6 +348,7 @@ impl Lanes {
         below: &[f32],
         from: usize,
         offsets: &[f32],
+        floor: f32,
     ) {
         let count = offsets.len();
         every_other(above, from, count, &mut self.a);
@@ -322,7 +365,7 @@ impl Lanes {
             .zip(self.c.iter().zip(&self.d))
             .zip(offsets)
         {
-            *v = (a + b + left + right) * 0.25 + offset;
+            *v = at_least((a + b + left + right) * 0.25 + offset, floor);
         }
         store_every_other(row, from, &self.values);
     }

@@ -2,7 +2,7 @@
 //! the readable version of the row-parallel lattice in the parent module,
 //! and its oracle (the tests require the same bits).
 
-use super::DiamondSquare;
+use super::{DiamondSquare, at_least};
 use crate::rng::{at_word, stage_rng, unit_from_word};
 use rand::RngCore;
 
@@ -16,7 +16,7 @@ pub fn lattice(ds: &DiamondSquare, n: usize, seed: u64) -> Vec<f32> {
     let period = n - 1;
     let mut g = vec![0.0f32; n * n];
     for (x, y) in [(0, 0), (period, 0), (0, period), (period, period)] {
-        g[y * n + x] = ds.base;
+        g[y * n + x] = at_least(ds.base, ds.value_floor());
     }
     let row_words = |level: usize, phase: usize, y: usize| -> Vec<u32> {
         let mut r = at_word(&rng, (((level * 2 + phase) * n + y) * n) as u128);
@@ -27,6 +27,8 @@ pub fn lattice(ds: &DiamondSquare, n: usize, seed: u64) -> Vec<f32> {
         let half = step / 2;
         let scale = range * ds.extent;
         let offset = |word: u32| (unit_from_word(word) - 0.5) * scale;
+        // A new value is clamped when computed, before anything reads it.
+        let new_value = |sum: f32, word: u32| at_least(sum * 0.25 + offset(word), ds.value_floor());
         for y in (half..n).step_by(step) {
             let words = row_words(level, 0, y);
             for x in (half..n).step_by(step) {
@@ -34,7 +36,7 @@ pub fn lattice(ds: &DiamondSquare, n: usize, seed: u64) -> Vec<f32> {
                     + g[(y - half) * n + x + half]
                     + g[(y + half) * n + x - half]
                     + g[(y + half) * n + x + half];
-                g[y * n + x] = sum * 0.25 + offset(words[(x - half) / step]);
+                g[y * n + x] = new_value(sum, words[(x - half) / step]);
             }
         }
         let first_column = |y: usize| {
@@ -55,7 +57,7 @@ pub fn lattice(ds: &DiamondSquare, n: usize, seed: u64) -> Vec<f32> {
                     + before[down * n + x]
                     + before[y * n + left]
                     + before[y * n + right];
-                g[y * n + x] = sum * 0.25 + offset(words[(x - first) / step]);
+                g[y * n + x] = new_value(sum, words[(x - first) / step]);
             }
         }
         for y in (0..n).step_by(half) {
