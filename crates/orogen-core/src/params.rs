@@ -94,6 +94,12 @@ impl<T: ParamVisitor> AsParamVisitor for T {
     }
 }
 
+/// Whether `value` is false: optional switches are left out of a saved
+/// recipe while off, so files without them read the same.
+pub fn is_false(value: &bool) -> bool {
+    !*value
+}
+
 /// Visits an enum field as a choice.
 pub fn visit_choice<C: Choice>(v: &mut dyn ParamVisitor, name: &str, value: &mut C, help: &str) {
     let labels: Vec<&'static str> = C::ALL.iter().map(|c| c.label()).collect();

@@ -26,7 +26,9 @@ pub fn recipe_reference_markdown() -> String {
          A recipe is a RON file. Start it with\n\
          `#![enable(unwrap_variant_newtypes)]` and `#![enable(implicit_some)]`\n\
          (orogen enables both when reading, so they are optional). Every field\n\
-         must be present except `tiles`; unknown fields, wrong types,\n\
+         must be present except `tiles` and the optional switches\n\
+         `clamp_negatives_as_generated` and `bands_from_zero`, which are off when\n\
+         absent (and left out of saved recipes while off); unknown fields, wrong types,\n\
          non-finite numbers, out-of-range values and `min > max` are refused with\n\
          one line naming the field.\n\n\
          ## Recipe\n\n",
@@ -51,9 +53,11 @@ pub fn recipe_reference_markdown() -> String {
     }
     out.push_str(
         "## Tiles\n\n\
-         `tiles: (auto_bands: bool, tiles: [Tile, ...])`, lowest band first. With\n\
-         `auto_bands: true` the bands are re-assigned over the map's height range\n\
-         whenever it changes (the article's `AssainTilesRange`). Each tile also has\n\
+         `tiles: (auto_bands: bool, bands_from_zero: bool, tiles: [Tile, ...])`,\n\
+         lowest band first. With `auto_bands: true` the bands are re-assigned over\n\
+         the map's height range whenever it changes (the article's\n\
+         `AssainTilesRange`); `bands_from_zero: true` assigns them over `0..max`\n\
+         instead, as article 003 does over its map clamped at 0. Each tile also has\n\
          `fallback_color: (r, g, b)`, used when its image cannot be read.\n\n",
     );
     let mut tile = TileSet::default().tiles.remove(0);

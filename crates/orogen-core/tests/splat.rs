@@ -325,7 +325,7 @@ fn render_splat_refuses_what_it_cannot_paint() {
     let (set, images) = flat_colour_tiles();
     let no_tiles = TileSet {
         tiles: Vec::new(),
-        auto_bands: true,
+        ..TileSet::default()
     };
     let err = render_splat(&map, 1.0, &no_tiles, &images, 8, 8).unwrap_err();
     assert!(err.contains("without tiles"), "{err}");
@@ -367,4 +367,42 @@ fn article_003_texture_depends_on_height_alone() {
     let sharp = render_splat(&map, 1.0, &recipe.tiles, &images, 64, 64).unwrap();
     let gentle = render_splat(&map, 1000.0, &recipe.tiles, &images, 64, 64).unwrap();
     assert_eq!(sharp.rgb, gentle.rgb);
+}
+
+/// `bands_from_zero` spreads the auto bands over 0..max, as article 003's
+/// `AssainTilesRange` does; off, they follow the map's own lowest cell.
+#[test]
+fn bands_from_zero_start_the_lowest_band_at_sea_level() {
+    let mut set = TileSet::default();
+    // Four tiles: unit = range / 5, tile i (1-based) at low + i·unit.
+    let own = set.effective(20.0, 170.0);
+    assert_eq!(own.tiles[0].optimal, 20.0 + 30.0);
+    assert_eq!(own.tiles[3].optimal, 20.0 + 4.0 * 30.0);
+    set.bands_from_zero = true;
+    let from_zero = set.effective(20.0, 170.0);
+    assert_eq!(from_zero.tiles[0].optimal, 34.0);
+    assert_eq!(from_zero.tiles[0].low, 0.0);
+    assert_eq!(from_zero.tiles[3].optimal, 4.0 * 34.0);
+    // A map entirely below sea level keeps its own range.
+    assert_eq!(set.effective(-50.0, -10.0).tiles[0].optimal, -42.0);
+}
+
+/// The optional switches are left out of saved recipes while off, so a
+/// recipe that does not use them saves exactly as it did before them.
+#[test]
+fn optional_switches_are_saved_only_when_on() {
+    let recipe = orogen_core::presets::load("default").unwrap().unwrap();
+    let text = recipe.to_ron().unwrap();
+    assert!(!text.contains("bands_from_zero"), "{text}");
+    assert!(!text.contains("clamp_negatives_as_generated"), "{text}");
+    let article = orogen_core::presets::load("article-003-diamond-square")
+        .unwrap()
+        .unwrap();
+    let text = article.to_ron().unwrap();
+    assert!(text.contains("bands_from_zero: true"), "{text}");
+    assert!(
+        text.contains("clamp_negatives_as_generated: true"),
+        "{text}"
+    );
+    assert_eq!(orogen_core::Recipe::from_ron(&text).unwrap(), article);
 }

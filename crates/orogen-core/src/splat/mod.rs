@@ -59,6 +59,10 @@ pub struct TileSet {
     /// Re-run the article's band assignment over the map's range whenever
     /// the map changes; editing a band turns this off.
     pub auto_bands: bool,
+    /// Assign bands over `0..max` instead of the map's `min..max`, as
+    /// article 003 does over its map clamped at 0 (optional; off when absent).
+    #[serde(default, skip_serializing_if = "crate::params::is_false")]
+    pub bands_from_zero: bool,
 }
 
 fn builtin(name: &str, color: [u8; 3], slope: Option<Span>) -> Tile {
@@ -84,6 +88,7 @@ impl Default for TileSet {
                 builtin("snow", [236, 240, 246], Some(Span::new(0.0, 42.0))),
             ],
             auto_bands: true,
+            bands_from_zero: false,
         };
         set.auto_assign(0.0, 100.0);
         set
@@ -93,8 +98,8 @@ impl Default for TileSet {
 impl TileSet {
     /// The article's `AssainTilesRange` over `min..max` (the article uses
     /// 0..max after clamping negatives; orogen uses the map's real range):
-    /// `unit = range/(k+1)`, tile i gets optimal `min + i·unit` and
-    /// `low/high = optimal ∓ unit`.
+    /// `unit = range/(k+1)`, tile i (1-based, lowest band first) gets
+    /// optimal `min + i·unit` and `low/high = optimal ∓ unit`.
     pub fn auto_assign(&mut self, min: f32, max: f32) {
         let k = self.tiles.len();
         let unit = (max - min) / (k + 1) as f32;
@@ -106,14 +111,27 @@ impl TileSet {
         }
     }
 
-    /// The bands to render with: auto-assigned over `min..max` when
+    /// The bands to render with: auto-assigned over the
+    /// [band range](Self::band_range) of a map spanning `min..max` when
     /// `auto_bands` is on, as edited otherwise.
     pub fn effective(&self, min: f32, max: f32) -> TileSet {
         let mut set = self.clone();
         if set.auto_bands {
-            set.auto_assign(min, max);
+            let (low, high) = self.band_range(min, max);
+            set.auto_assign(low, high);
         }
         set
+    }
+
+    /// The heights auto-assigned bands spread over for a map spanning
+    /// `min..max`: the map's own range, or `0..max` with `bands_from_zero`
+    /// (when `max` is above 0; a map below sea level keeps its range).
+    pub fn band_range(&self, min: f32, max: f32) -> (f32, f32) {
+        if self.bands_from_zero && max > 0.0 {
+            (0.0, max)
+        } else {
+            (min, max)
+        }
     }
 
     /// One-line error for inconsistent tiles.

@@ -131,7 +131,7 @@ stage_catalogue! {
     RandomValues(RandomValues) = "random-values", "Random values",
         "Every cell gets an independent uniform random value (the articles' random start).";
     HillsAndPits(HillsAndPits) = "hills-and-pits", "Hills and pits",
-        "Paraboloid caps (peak = h·R²) at random centres; pit layers dig instead.";
+        "Paraboloid caps (peak = h·R²) at random centres; pit layers dig instead. The defaults are article 000's final recipe: 225 hills, R 14..27 cells, h 0.10..0.19, and 225 pits, R 7..10, h 0.20..0.39. R and h are drawn continuously, so the article's integers 14..27 are the range [13.5, 27.5) here: each integer's share of it, the same mean and spread, and a radius that can later follow the map's sampling.";
     Blur(Blur) = "blur", "Blur",
         "Box blur: each cell becomes the mean of its (2r+1)² neighbourhood, repeated.";
     HillFeatures(HillFeatures) = "hill-features", "Hill features",

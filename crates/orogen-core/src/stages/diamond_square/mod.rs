@@ -38,7 +38,7 @@ pub struct DiamondSquare {
     /// Clamp every new value to 0 the moment it is computed, as article
     /// 003 does, so later averages see the zeros (off: a separate Clamp
     /// stage afterwards leaves broad flat floors instead).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "crate::params::is_false")]
     pub clamp_negatives_as_generated: bool,
 }
 

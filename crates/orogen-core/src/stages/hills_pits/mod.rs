@@ -30,36 +30,46 @@ pub struct HillLayer {
 }
 
 impl HillLayer {
-    /// A hill layer: 600 caps of radius 14..28 cells and `h` 0.2..0.4.
+    /// Article 000's hills (final recipe): about 225 caps, radius the
+    /// integers 14..27 (`rand()%14+14`) as the continuous [13.5, 27.5), `h`
+    /// 0.10..0.19 (`(rand()%10+10)/100`) as [0.095, 0.195).
     pub fn hills() -> Self {
         Self {
             pit: false,
-            count: 600,
-            radius: Span::new(14.0, 28.0),
-            height: Span::new(0.2, 0.4),
+            count: ARTICLE_COUNT,
+            radius: Span::new(13.5, 27.5),
+            height: Span::new(0.095, 0.195),
         }
     }
 
-    /// A pit layer: 300 pits of radius 7..11 cells and `h` 0.2..0.4.
+    /// Article 000's pits: about 225 caps, radius 7..10 (`rand()%4+7`) as
+    /// [6.5, 10.5), `h` 0.20..0.39 (`(rand()%20+20)/100`) as [0.195, 0.395).
     pub fn pits() -> Self {
         Self {
             pit: true,
-            count: 300,
-            radius: Span::new(7.0, 11.0),
-            height: Span::new(0.2, 0.4),
+            count: ARTICLE_COUNT,
+            radius: Span::new(6.5, 10.5),
+            height: Span::new(0.195, 0.395),
         }
     }
 
-    /// A layer of small hills: 1000 caps of radius 3..7 cells and `h` 0.2..0.4.
+    /// A layer of small hills (orogen's; the article's "a few more small
+    /// hills" gives no numbers): 80 caps of radius 3..7 cells, `h` 0.2..0.4.
     pub fn small_hills() -> Self {
         Self {
             pit: false,
-            count: 1000,
+            count: 80,
             radius: Span::new(3.0, 7.0),
             height: Span::new(0.2, 0.4),
         }
     }
 }
+
+/// How many hills, and again pits, article 000's loop makes on average:
+/// its `i < rand() % (size²·1000)` draws anew each pass and, with a 15-bit
+/// `rand()`, stops at the first draw below `i`, after about
+/// √(π·32768/2) ≈ 225 passes (ALGORITHMS §2 (b)).
+pub const ARTICLE_COUNT: u32 = 225;
 
 impl Params for HillLayer {
     fn visit(&mut self, v: &mut dyn ParamVisitor) {

@@ -39,13 +39,18 @@ impl TexturePanel {
                 .on_hover_text(
                     "Spread the bands over the map's height range whenever the map changes",
                 );
+            ui.checkbox(&mut tiles.bands_from_zero, "from 0")
+                .on_hover_text(
+                    "Spread the bands over 0..highest instead of lowest..highest (article 003's texture, over a map clamped at 0)",
+                );
             if ui
                 .add_enabled(range.is_some(), egui::Button::new("Auto-assign now"))
                 .on_hover_text("Spread the bands over the final map's heights once, then keep them")
                 .clicked()
                 && let Some((min, max)) = range
             {
-                tiles.auto_assign(min, max);
+                let (low, high) = tiles.band_range(min, max);
+                tiles.auto_assign(low, high);
                 tiles.auto_bands = false;
                 shown = tiles.clone();
             }
