@@ -1,8 +1,9 @@
 //! The heightmap sizes game engines accept.
 
-/// Engine size presets (cells a side).
+/// Unity's heightmap resolutions, `2^n + 1` (cells a side).
 pub const UNITY_SIZES: &[u32] = &[33, 65, 129, 257, 513, 1025, 2049, 4097];
-/// Unreal Engine's recommended landscape sizes (cells a side).
+/// Unreal's recommended landscape sizes (cells a side): whole sections of
+/// whole components, so no edge is cut or padded on import.
 pub const UNREAL_SIZES: &[u32] = &[127, 253, 505, 1009, 2017, 4033, 8129];
 
 /// Resolves `unity-1025`, `unreal-2017` or a plain number to a side.

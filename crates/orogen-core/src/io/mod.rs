@@ -14,6 +14,7 @@
 pub mod atomic;
 pub mod bundle;
 pub mod engine_sizes;
+pub mod engines;
 pub mod height_files;
 pub mod mesh_export;
 pub mod sidecar;

@@ -10,6 +10,7 @@
 
 use crate::heightmap::Heightmap;
 use crate::io::bundle::ExportBundle;
+use crate::io::engines::Engine;
 use crate::io::height_files::{ExportOptions, encode_png16, encode_r16, quantize};
 use crate::params::Span;
 use rayon::prelude::*;
@@ -27,9 +28,35 @@ pub struct MapTileGrid {
     pub tile_width: usize,
     /// Cells a tile spans north to south, shared border row included.
     pub tile_height: usize,
+    /// The engine whose batch importer the tile names follow (`None`:
+    /// `heightmap_x<i>_y<j>`).
+    pub engine: Option<Engine>,
 }
 
 impl MapTileGrid {
+    /// The grid with tiles named for `engine`'s batch importer; refuses
+    /// tiles the engine cannot take as terrains of their own (Unity makes
+    /// one terrain per tile, so each must be a Unity size).
+    pub fn for_engine(self, engine: Engine) -> Result<Self, String> {
+        if engine == Engine::Unity && self.n > 1 {
+            engine
+                .check_size(self.tile_width as u32, self.tile_height as u32)
+                .map_err(|e| format!("--tiles {}: each tile is a terrain; {e}", self.n))?;
+        }
+        Ok(Self {
+            engine: Some(engine),
+            ..self
+        })
+    }
+
+    /// Base name of tile `(i, j)`, without extension.
+    pub fn stem(&self, i: usize, j: usize) -> String {
+        match self.engine {
+            Some(engine) => engine.tile_stem(i, j, self.n),
+            None => map_tile_stem(i, j),
+        }
+    }
+
     /// The pixel origin (north-up map coordinates) of tile `(i, j)`.
     /// Neighbours overlap by one cell, hence the `- 1`.
     pub fn origin(&self, i: usize, j: usize) -> (usize, usize) {
@@ -124,6 +151,7 @@ pub fn map_tile_grid(width: usize, height: usize, n: usize) -> Result<MapTileGri
         n,
         tile_width: (width - 1) / n + 1,
         tile_height: (height - 1) / n + 1,
+        engine: None,
     })
 }
 
@@ -188,7 +216,7 @@ pub fn add_map_tile_files(
 
 fn tile_entry(grid: &MapTileGrid, i: usize, j: usize) -> MapTileEntry {
     let (x, y) = grid.origin(i, j);
-    let stem = map_tile_stem(i, j);
+    let stem = grid.stem(i, j);
     MapTileEntry {
         i,
         j,
@@ -229,5 +257,28 @@ mod tests {
                 .contains("--tiles 'x'")
         );
         assert_eq!(parse_map_tiles(" 2 ", 65, 65).unwrap().n, 2);
+    }
+
+    #[test]
+    fn engine_grids_name_tiles_for_their_importer_and_check_tile_sizes() {
+        let grid = map_tile_grid(1025, 1025, 2).unwrap();
+        let unity = grid.for_engine(Engine::Unity).unwrap();
+        // North-west tile: x 0, and z 1 counting from the south edge.
+        assert_eq!(tile_entry(&unity, 0, 0).r16, "heightmap_0_1.r16");
+        let unreal = grid.for_engine(Engine::Unreal).unwrap();
+        assert_eq!(tile_entry(&unreal, 1, 0).png, "heightmap_x1_y0.png");
+        // 1025 in 4 x 4 gives 257-cell tiles: Unity sizes; in 8: 129.
+        assert!(
+            map_tile_grid(1025, 1025, 8)
+                .unwrap()
+                .for_engine(Engine::Unity)
+                .is_ok()
+        );
+        // 961 in 3 x 3 gives 321-cell tiles: not a Unity size.
+        let err = map_tile_grid(961, 961, 3)
+            .unwrap()
+            .for_engine(Engine::Unity)
+            .unwrap_err();
+        assert!(err.contains("each tile is a terrain"), "{err}");
     }
 }
