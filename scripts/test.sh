@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # orogen's whole test suite: unit, integration, CLI and the viewer's
 # screenshot test. The screenshot test renders under Xvfb with Mesa's
-# software Vulkan; when run as root and those packages are missing, this
-# script installs them first (as CI does on a fresh machine).
+# software Vulkan, and the outside-readers test reads the exports back with
+# GDAL (gdal-bin) and Python (pillow, OpenEXR, numpy); when run as root and
+# those packages are missing, this script installs them first (as CI does
+# on a fresh machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,14 +18,26 @@ ldconfig -p 2>/dev/null | grep -q libXi.so.6 || need+=(libxi6)
 ldconfig -p 2>/dev/null | grep -q libXrandr.so.2 || need+=(libxrandr2)
 ldconfig -p 2>/dev/null | grep -q libX11-xcb.so.1 || need+=(libx11-xcb1)
 ldconfig -p 2>/dev/null | grep -q "libX11.so.6 " || need+=(libx11-6)
+command -v gdal_translate >/dev/null 2>&1 || need+=(gdal-bin)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    echo "installing rendering packages: ${need[*]}"
+    echo "installing test packages: ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq "${need[@]}" >/dev/null
   else
-    echo "note: missing ${need[*]}; the viewer screenshot test will be skipped (run as root to install)" >&2
+    echo "note: missing ${need[*]}; the viewer screenshot or outside-readers test will be skipped (run as root to install)" >&2
+  fi
+fi
+
+# Python readers for the outside-readers test (PyPI packages).
+if command -v python3 >/dev/null 2>&1 && ! python3 -c "import PIL, OpenEXR, numpy" >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "installing python packages: pillow OpenEXR numpy"
+    python3 -m pip install -q pillow OpenEXR numpy ||
+      python3 -m pip install -q --break-system-packages pillow OpenEXR numpy
+  else
+    echo "note: missing python packages pillow, OpenEXR or numpy; the outside-readers test will skip them (run as root to install)" >&2
   fi
 fi
 

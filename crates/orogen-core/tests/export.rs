@@ -1,7 +1,9 @@
 use orogen_core::Heightmap;
-use orogen_core::flow::{add_sidecar, heightmap_bundle};
+use orogen_core::flow::{ExportRequest, add_sidecar, export_map, heightmap_bundle};
 use orogen_core::io::engine_sizes::named_size;
+use orogen_core::io::float_files::{decode_exr, decode_tiff, encode_exr, encode_tiff_f32};
 use orogen_core::io::height_files::*;
+use orogen_core::io::sidecar::{HeightFileInfo, Sidecar, find_sidecar};
 use orogen_core::params::Span;
 use orogen_core::recipe::Recipe;
 use orogen_core::rng::stage_rng;
@@ -96,7 +98,8 @@ fn import_of_an_export_round_trips_at_16_bits() {
                 flip_y,
                 height_range: None,
             };
-            let (mut bundle, range) = heightmap_bundle(&map, &recipe, &opts).unwrap();
+            let (mut bundle, range) =
+                heightmap_bundle(&map, &recipe, &opts, HeightFormats::default()).unwrap();
             add_sidecar(&mut bundle, &map, &recipe, &opts, range, None, None).unwrap();
             bundle.write_to(dir.path()).unwrap();
             let original = quantize(&map, range);
@@ -171,4 +174,260 @@ fn engine_sizes_resolve_by_name() {
     assert_eq!(named_size("unreal-2017"), Some(2017));
     assert_eq!(named_size("unreal-2000"), None);
     assert_eq!(named_size("300"), Some(300));
+}
+
+/// A non-square map of awkward floats: negative heights, a negative zero,
+/// a subnormal, huge and tiny magnitudes, and values no 16-bit file holds.
+fn awkward_map(width: usize, height: usize) -> Heightmap {
+    let mut rng = stage_rng(29, 3);
+    let mut data: Vec<f32> = (0..width * height)
+        .map(|_| orogen_core::rng::range_f32(&mut rng, -1234.5, 8848.86))
+        .collect();
+    data[0] = -0.0;
+    data[1] = f32::MIN_POSITIVE / 8.0;
+    data[2] = -3.0e38;
+    data[3] = 1.0e-30;
+    data[width * height - 1] = f32::MAX;
+    Heightmap::from_vec(width, height, data).unwrap()
+}
+
+fn bits(values: &[f32]) -> Vec<u32> {
+    values.iter().map(|v| v.to_bits()).collect()
+}
+
+/// The map's rows as a file holds them: north first, or south first.
+fn file_rows(map: &Heightmap, flip_y: bool) -> Vec<f32> {
+    let rows: Vec<&[f32]> = map.data().chunks_exact(map.width()).collect();
+    let rows: Vec<&[f32]> = if flip_y {
+        rows.into_iter().rev().collect()
+    } else {
+        rows
+    };
+    rows.concat()
+}
+
+#[test]
+fn float_files_round_trip_bit_for_bit_through_orogens_reader() {
+    let map = awkward_map(37, 23);
+    for flip_y in [false, true] {
+        let expected = bits(&file_rows(&map, flip_y));
+        let exr = encode_exr(map.data(), 37, flip_y).unwrap();
+        let tif = encode_tiff_f32(map.data(), 37, flip_y).unwrap();
+        for (name, decoded) in [("exr", decode_exr(&exr)), ("tif", decode_tiff(&tif))] {
+            let decoded = decoded.unwrap();
+            assert_eq!((decoded.width, decoded.height), (37, 23), "{name}");
+            assert!(
+                decoded.warnings.is_empty(),
+                "{name}: {:?}",
+                decoded.warnings
+            );
+            let heights = decoded.heights.as_deref().expect("float heights");
+            assert_eq!(bits(heights), expected, "{name} flip={flip_y}");
+        }
+    }
+}
+
+#[test]
+fn float_exports_import_as_exactly_the_stored_heights() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = awkward_map(41, 17);
+    let recipe = Recipe {
+        width: 41,
+        height: 17,
+        ..Recipe::default()
+    };
+    let formats = HeightFormats::parse("exr,tif").unwrap();
+    for flip_y in [false, true] {
+        let opts = ExportOptions {
+            flip_y,
+            ..ExportOptions::default()
+        };
+        let (mut bundle, range) = heightmap_bundle(&map, &recipe, &opts, formats).unwrap();
+        add_sidecar(&mut bundle, &map, &recipe, &opts, range, None, None).unwrap();
+        assert_eq!(
+            bundle.names(),
+            [
+                "heightmap.exr",
+                "heightmap.tif",
+                "heightmap.preview.png",
+                "recipe.ron",
+                "heightmap.json"
+            ]
+        );
+        bundle.write_to(dir.path()).unwrap();
+        for (file, format) in [
+            ("heightmap.exr", ImportFormat::Auto),
+            ("heightmap.tif", ImportFormat::Auto),
+            ("heightmap.exr", ImportFormat::Exr),
+            ("heightmap.tif", ImportFormat::Tiff),
+        ] {
+            let path = dir.path().join(file);
+            let read = read_heightmap_file(&path, format, None).unwrap();
+            assert_eq!(
+                bits(read.heights.as_deref().unwrap()),
+                bits(&file_rows(&map, flip_y)),
+                "{file} {format:?} flip={flip_y}"
+            );
+            // Through the stage, with a range that would ruin 16-bit data:
+            // float heights ignore it, and the sidecar's flip is undone.
+            for use_sidecar in [true, false] {
+                let stage = Import {
+                    path: file.into(),
+                    format,
+                    heights: Span::new(-1.0, 1.0),
+                    use_sidecar,
+                    ..Import::default()
+                };
+                let mut ctx = StageContext {
+                    base_dir: Some(dir.path().to_path_buf()),
+                    ..StageContext::new(stage_rng(0, 0))
+                };
+                let (imported, warnings) = stage.load(&ctx).unwrap();
+                assert!(warnings.is_empty());
+                let want = if use_sidecar {
+                    map.data().to_vec()
+                } else {
+                    file_rows(&map, flip_y)
+                };
+                assert_eq!(bits(imported.data()), bits(&want), "{file} flip={flip_y}");
+                let mut out = Heightmap::new(41, 17);
+                stage.apply(&mut out, &mut ctx).unwrap();
+                assert_eq!(bits(out.data()), bits(&want));
+            }
+        }
+    }
+}
+
+#[test]
+fn start_from_a_float_file_takes_its_size_and_heights() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = awkward_map(9, 5);
+    for name in ["start.exr", "start.tif"] {
+        let path = dir.path().join(name);
+        let bytes = if name.ends_with("exr") {
+            encode_exr(map.data(), 9, false).unwrap()
+        } else {
+            encode_tiff_f32(map.data(), 9, false).unwrap()
+        };
+        std::fs::write(&path, bytes).unwrap();
+        let mut recipe = Recipe {
+            stages: Vec::new(),
+            ..Recipe::default()
+        };
+        let warnings = orogen_core::flow::start_from_file(&mut recipe, &path).unwrap();
+        assert!(warnings.is_empty());
+        assert_eq!((recipe.width, recipe.height), (9, 5));
+        let output = orogen_core::Pipeline::new()
+            .run(&recipe, Default::default())
+            .unwrap();
+        assert_eq!(bits(output.map.data()), bits(map.data()), "{name}");
+    }
+}
+
+#[test]
+fn formats_parse_and_name_the_valid_values() {
+    assert_eq!(
+        HeightFormats::default(),
+        HeightFormats::of(&[HeightFormat::R16, HeightFormat::Png])
+    );
+    assert_eq!(HeightFormats::default().to_string(), "r16,png");
+    let all = HeightFormats::parse(" TIF, exr,png ,r16,tiff").unwrap();
+    assert_eq!(all.to_string(), "r16,png,exr,tif");
+    assert_eq!(HeightFormats::parse("exr").unwrap().to_string(), "exr");
+    for bad in ["", "r16,", "jpg", "r16,PNG16", " , "] {
+        let err = HeightFormats::parse(bad).unwrap_err();
+        assert!(err.contains("r16, png, exr, tif"), "{bad:?}: {err}");
+        assert!(!err.contains('\n'), "{err}");
+    }
+    assert!(
+        HeightFormats::parse("r16,PNG16")
+            .unwrap_err()
+            .contains("unknown format 'PNG16'")
+    );
+}
+
+#[test]
+fn the_sidecar_lists_each_height_file_with_its_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = awkward_map(6, 4);
+    let recipe = Recipe {
+        width: 6,
+        height: 4,
+        ..Recipe::default()
+    };
+    let request = ExportRequest {
+        formats: HeightFormats::parse("tif,r16").unwrap(),
+        ..ExportRequest::default()
+    };
+    let out = dir.path().join("x");
+    export_map(&map, &recipe, None, &request, &out).unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "heightmap.json",
+            "heightmap.preview.png",
+            "heightmap.r16",
+            "heightmap.tif",
+            "recipe.ron"
+        ]
+    );
+    let text = std::fs::read_to_string(out.join("heightmap.json")).unwrap();
+    let sidecar: Sidecar<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    let info = |file: &str, format: &str, units: &str| HeightFileInfo {
+        file: file.into(),
+        format: format.into(),
+        units: units.into(),
+    };
+    assert_eq!(
+        sidecar.height_files,
+        [
+            info(
+                "heightmap.r16",
+                "r16",
+                "16-bit samples: 0 = min_height, 65535 = max_height"
+            ),
+            info("heightmap.tif", "tif", "world units (f32)"),
+        ]
+    );
+    // A sidecar from before the field existed still reads.
+    let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+    old.as_object_mut().unwrap().remove("height_files");
+    std::fs::write(out.join("heightmap.json"), old.to_string()).unwrap();
+    let found = find_sidecar(&out.join("heightmap.r16")).expect("the old sidecar is found");
+    assert!(found.height_files.is_empty());
+}
+
+#[test]
+fn bad_float_files_are_refused_with_one_line() {
+    let err = |r: Result<ImportedMap, ImportError>| r.unwrap_err().to_string();
+    let exr = encode_exr(&[1.0, 2.0, 3.0, 4.0], 2, false).unwrap();
+    let tif = encode_tiff_f32(&[1.0, 2.0, 3.0, 4.0], 2, false).unwrap();
+    for cut in [0, 3, 4, 20, exr.len() / 2, exr.len() - 1] {
+        let e = err(decode_exr(&exr[..cut]));
+        assert!(e.contains("OpenEXR"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    for cut in [0, 3, 8, tif.len() / 2, tif.len() - 1] {
+        let e = err(decode_tiff(&tif[..cut]));
+        assert!(e.contains("TIFF"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    assert!(err(decode_exr(b"not an exr at all")).contains("not a readable OpenEXR"));
+    assert!(err(decode_tiff(b"II*\0garbage")).contains("not a readable TIFF"));
+    // An unknown extension and no signature: the reader says what it takes.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("map.dat");
+    std::fs::write(&path, [0u8; 8]).unwrap();
+    let e = err(read_heightmap_file(&path, ImportFormat::Auto, None));
+    assert!(e.contains(".exr, .tif"), "{e}");
+    // The signature wins over a wrong extension.
+    let path = dir.path().join("really-an-exr.png");
+    std::fs::write(&path, &exr).unwrap();
+    let read = read_heightmap_file(&path, ImportFormat::Auto, None).unwrap();
+    assert_eq!(read.heights, Some(vec![1.0, 2.0, 3.0, 4.0]));
 }

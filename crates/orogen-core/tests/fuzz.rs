@@ -1,9 +1,11 @@
 //! Property-based fuzzing of everything that parses user files: the
-//! recipe loader, the PNG and RAW16 importers and the tile-image loader.
+//! recipe loader, the PNG, RAW16, OpenEXR and TIFF importers and the
+//! tile-image loader.
 //! None may panic; each either accepts the input or returns an error.
 //! (`cargo fuzz` targets for longer runs are described in the README.)
 
 use orogen_core::Recipe;
+use orogen_core::io::float_files::{decode_exr, decode_tiff, encode_exr, encode_tiff_f32};
 use orogen_core::io::height_files::{
     ByteOrder, decode_png, decode_raw16, encode_png, encode_png16,
 };
@@ -14,6 +16,29 @@ use proptest::prelude::*;
 fn valid_png16() -> Vec<u8> {
     let values: Vec<u16> = (0..64u16).map(|v| v * 1000).collect();
     encode_png16(&values, 8, false).unwrap()
+}
+
+fn float_heights() -> Vec<f32> {
+    (0..48).map(|i| i as f32 * 3.5 - 60.0).collect()
+}
+
+fn valid_exr() -> Vec<u8> {
+    encode_exr(&float_heights(), 8, false).unwrap()
+}
+
+fn valid_float_tiff() -> Vec<u8> {
+    encode_tiff_f32(&float_heights(), 8, false).unwrap()
+}
+
+/// What every accepted float file must satisfy: one sample per cell, and
+/// float heights all finite.
+fn check_decoded(m: &orogen_core::io::height_files::ImportedMap) -> Result<(), TestCaseError> {
+    prop_assert_eq!(m.sample_count(), m.width * m.height);
+    if let Some(heights) = &m.heights {
+        prop_assert!(m.values.is_empty());
+        prop_assert!(heights.iter().all(|h| h.is_finite()));
+    }
+    Ok(())
 }
 
 fn valid_rgb_png() -> Vec<u8> {
@@ -77,6 +102,45 @@ proptest! {
     }
 
     #[test]
+    fn exr_importer_never_panics(
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..8),
+        cut in proptest::option::of(any::<usize>()),
+        random in proptest::collection::vec(any::<u8>(), 0..300),
+        use_random in any::<bool>(),
+    ) {
+        let bytes = if use_random {
+            // Garbage behind a real signature reaches the header parser.
+            let mut b = vec![0x76, 0x2f, 0x31, 0x01];
+            b.extend(random);
+            b
+        } else {
+            mutate(valid_exr(), &edits, cut)
+        };
+        if let Ok(m) = decode_exr(&bytes) {
+            check_decoded(&m)?;
+        }
+    }
+
+    #[test]
+    fn tiff_importer_never_panics(
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..8),
+        cut in proptest::option::of(any::<usize>()),
+        random in proptest::collection::vec(any::<u8>(), 0..300),
+        use_random in any::<bool>(),
+    ) {
+        let bytes = if use_random {
+            let mut b = b"II*\0".to_vec();
+            b.extend(random);
+            b
+        } else {
+            mutate(valid_float_tiff(), &edits, cut)
+        };
+        if let Ok(m) = decode_tiff(&bytes) {
+            check_decoded(&m)?;
+        }
+    }
+
+    #[test]
     fn raw_importer_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..600),
                                  w in 0usize..40, h in 0usize..40, sized in any::<bool>()) {
         let size = sized.then_some((w, h));
@@ -115,6 +179,50 @@ fn huge_png_dimensions_are_refused() {
     assert!(err.contains("not a readable PNG"), "{err}");
     assert!(
         err.to_lowercase().contains("limit") || err.contains("dimension"),
+        "{err}"
+    );
+}
+
+/// Float files whose headers claim huge sizes are refused before anything
+/// that size is allocated.
+#[test]
+fn huge_float_file_dimensions_are_refused() {
+    // TIFF: ImageWidth (tag 256), ImageLength (257) and RowsPerStrip (278,
+    // so the one strip still covers the image) in the first IFD, all set
+    // to 100000.
+    let mut tif = valid_float_tiff();
+    let ifd = u32::from_le_bytes([tif[4], tif[5], tif[6], tif[7]]) as usize;
+    let count = u16::from_le_bytes([tif[ifd], tif[ifd + 1]]) as usize;
+    for i in 0..count {
+        let entry = ifd + 2 + i * 12;
+        let tag = u16::from_le_bytes([tif[entry], tif[entry + 1]]);
+        if tag == 256 || tag == 257 || tag == 278 {
+            let kind = u16::from_le_bytes([tif[entry + 2], tif[entry + 3]]);
+            let value: Vec<u8> = match kind {
+                3 => vec![0xff, 0xff, 0, 0], // SHORT: 65535
+                _ => 100_000u32.to_le_bytes().to_vec(),
+            };
+            tif[entry + 8..entry + 12].copy_from_slice(&value);
+        }
+    }
+    let err = decode_tiff(&tif).unwrap_err().to_string();
+    assert!(
+        err.contains("100000x100000") && err.contains("1 to 16385 a side"),
+        "{err}"
+    );
+    // EXR: the dataWindow attribute's box2i (xMin, yMin, xMax, yMax).
+    let mut exr = valid_exr();
+    let at = exr
+        .windows(b"dataWindow\0box2i\0".len())
+        .position(|w| w == b"dataWindow\0box2i\0")
+        .expect("the header has a data window")
+        + b"dataWindow\0box2i\0".len()
+        + 4;
+    exr[at + 8..at + 12].copy_from_slice(&99_999i32.to_le_bytes());
+    exr[at + 12..at + 16].copy_from_slice(&99_999i32.to_le_bytes());
+    let err = decode_exr(&exr).unwrap_err().to_string();
+    assert!(
+        err.contains("100000x100000") && err.contains("1 to 16385 a side"),
         "{err}"
     );
 }

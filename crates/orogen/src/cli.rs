@@ -4,7 +4,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use orogen_core::flow::{ExportRequest, check_runnable, export_map, load_recipe, start_from_file};
 use orogen_core::io::bundle::ExportBundle;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES, named_size};
-use orogen_core::io::height_files::{ByteOrder, ExportOptions, encode_png};
+use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormats, encode_png};
 use orogen_core::io::mesh_export::MeshPlan;
 use orogen_core::io::tiled_export::parse_map_tiles;
 use orogen_core::params::Span;
@@ -82,12 +82,15 @@ pub struct GenerateArgs {
     /// Write heightmap rows south-first (Unity's convention for north-up data).
     #[arg(long)]
     pub flip_y: bool,
-    /// Start from an existing heightmap (PNG or RAW16); sets the size unless --size is given.
+    /// Start from an existing heightmap (PNG, RAW16, float EXR or TIFF); sets the size unless --size is given.
     #[arg(long)]
     pub import: Option<PathBuf>,
     /// Fixed height range mapped to 0..65535, as MIN:MAX (default: the map's own range).
     #[arg(long, value_parser = parse_span, allow_hyphen_values = true)]
     pub height_range: Option<Span>,
+    /// Height files to write, comma-separated: r16, png (16-bit), exr, tif (32-bit float, true heights) [default: r16,png].
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub formats: Option<String>,
     /// Print per-stage milliseconds to stderr.
     #[arg(long)]
     pub timings: bool,
@@ -276,6 +279,12 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
 /// before generating, so bad values cost nothing and write nothing.
 fn export_request(args: &GenerateArgs, recipe: &Recipe) -> Result<ExportRequest, String> {
     let (w, h) = (recipe.width as usize, recipe.height as usize);
+    let formats = args
+        .formats
+        .as_deref()
+        .map(HeightFormats::parse)
+        .transpose()?
+        .unwrap_or_default();
     let tiles = args
         .tiles
         .as_deref()
@@ -300,6 +309,7 @@ fn export_request(args: &GenerateArgs, recipe: &Recipe) -> Result<ExportRequest,
             flip_y: args.flip_y,
             height_range: args.height_range,
         },
+        formats,
         texture,
         tiles,
         mesh,

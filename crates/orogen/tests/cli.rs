@@ -143,6 +143,76 @@ fn import_starts_from_an_existing_heightmap() {
 }
 
 #[test]
+fn formats_choose_the_height_files_and_float_files_reimport_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--recipe",
+        "default",
+        "--out",
+        first.to_str().unwrap(),
+        "--size",
+        "37x21",
+        "--flip-y",
+        "--formats",
+        "exr,tif",
+    ]);
+    assert!(ok, "{stderr}");
+    let mut names: Vec<String> = std::fs::read_dir(&first)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "heightmap.exr",
+            "heightmap.json",
+            "heightmap.preview.png",
+            "heightmap.tif",
+            "recipe.ron"
+        ]
+    );
+    let sidecar: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(first.join("heightmap.json")).unwrap())
+            .unwrap();
+    assert_eq!(sidecar["height_files"][0]["file"], "heightmap.exr");
+    assert_eq!(sidecar["height_files"][1]["units"], "world units (f32)");
+    let recipe = dir.path().join("identity.ron");
+    std::fs::write(
+        &recipe,
+        "(width: 8, height: 8, seed: 1, cell_size: 1.0, stages: [])",
+    )
+    .unwrap();
+    // Each float file re-imports (the sidecar undoes --flip-y) and
+    // re-exports to the same bytes: every height came back exactly.
+    for file in ["heightmap.exr", "heightmap.tif"] {
+        let second = dir.path().join(format!("second-{file}"));
+        let (ok, _, stderr) = run(&[
+            "generate",
+            "--recipe",
+            recipe.to_str().unwrap(),
+            "--out",
+            second.to_str().unwrap(),
+            "--import",
+            first.join(file).to_str().unwrap(),
+            "--flip-y",
+            "--formats",
+            "exr,tif",
+        ]);
+        assert!(ok, "{stderr}");
+        for written in ["heightmap.exr", "heightmap.tif"] {
+            assert!(
+                std::fs::read(first.join(written)).unwrap()
+                    == std::fs::read(second.join(written)).unwrap(),
+                "{written} from an import of {file} differs"
+            );
+        }
+    }
+}
+
+#[test]
 fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
@@ -157,6 +227,8 @@ fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
     .unwrap();
     let odd = dir.path().join("odd.r16");
     std::fs::write(&odd, [0u8; 7]).unwrap();
+    let not_exr = dir.path().join("broken.exr");
+    std::fs::write(&not_exr, [0x76, 0x2f, 0x31, 0x01, 2, 0, 0]).unwrap();
     assert_refused(
         &["generate", "--recipe", "no-such-preset", "--out", o],
         &out,
@@ -215,6 +287,32 @@ fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
         ],
         &out,
         "odd byte count",
+    );
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            "default",
+            "--out",
+            o,
+            "--import",
+            not_exr.to_str().unwrap(),
+        ],
+        &out,
+        "not a readable OpenEXR heightmap",
+    );
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            "default",
+            "--out",
+            o,
+            "--formats",
+            "r16,jpg",
+        ],
+        &out,
+        "--formats 'r16,jpg': unknown format 'jpg' (valid: r16, png, exr, tif)",
     );
     assert_refused(
         &[

@@ -3,11 +3,13 @@
 
 use crate::heightmap::Heightmap;
 use crate::io::bundle::ExportBundle;
+use crate::io::float_files::{encode_exr, encode_tiff_f32};
 use crate::io::height_files::{
-    ExportOptions, encode_png16, encode_preview, encode_r16, export_range, quantize,
+    ExportOptions, HeightFormat, HeightFormats, encode_png16, encode_preview, encode_r16,
+    export_range, quantize,
 };
 use crate::io::mesh_export::{MeshPlan, MeshTexture, mesh_files};
-use crate::io::sidecar::Sidecar;
+use crate::io::sidecar::{HeightFileInfo, Sidecar};
 use crate::io::tiled_export::{MapTileGrid, MapTileGridInfo, add_map_tile_files};
 use crate::params::Span;
 use crate::recipe::Recipe;
@@ -15,12 +17,16 @@ use crate::splat::{TileImages, add_texture_files, render_splat};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// What to write besides the always-written height files (`heightmap.r16`,
-/// `heightmap.png`, `heightmap.preview.png`, `recipe.ron`, `heightmap.json`).
+/// What to write: the chosen height files (by default `heightmap.r16` and
+/// `heightmap.png`) and the optional extras, besides the always-written
+/// `heightmap.preview.png`, `recipe.ron` and `heightmap.json`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExportRequest {
     /// Byte order, row order and height range of the height files.
     pub options: ExportOptions,
+    /// Which whole-map height files to write (`--formats`); tiles stay
+    /// RAW16 and 16-bit PNG.
+    pub formats: HeightFormats,
     /// `texture.png`, `splat.png` and `splat_<i>.png` at this size in
     /// texels (width, height).
     pub texture: Option<(usize, usize)>,
@@ -66,23 +72,29 @@ impl ExportReport {
     }
 }
 
-/// Builds the height files (r16, 16-bit PNG, 8-bit preview) and
-/// `recipe.ron`; returns them with the height range they store. The
-/// sidecar comes last, once every other file is known.
+/// Builds the chosen height files (r16, 16-bit PNG, float EXR, float
+/// TIFF, in that order), the 8-bit preview and `recipe.ron`; returns them
+/// with the height range the 16-bit files store. The sidecar comes last,
+/// once every other file is known.
 pub fn heightmap_bundle(
     map: &Heightmap,
     recipe: &Recipe,
     opts: &ExportOptions,
+    formats: HeightFormats,
 ) -> Result<(ExportBundle, Span), String> {
     let range = export_range(map, opts);
     let values = quantize(map, range);
     let w = map.width();
     let mut bundle = ExportBundle::default();
-    bundle.add(
-        "heightmap.r16",
-        encode_r16(&values, w, opts.byte_order, opts.flip_y),
-    );
-    bundle.add("heightmap.png", encode_png16(&values, w, opts.flip_y)?);
+    for format in formats.iter() {
+        let bytes = match format {
+            HeightFormat::R16 => encode_r16(&values, w, opts.byte_order, opts.flip_y),
+            HeightFormat::Png => encode_png16(&values, w, opts.flip_y)?,
+            HeightFormat::Exr => encode_exr(map.data(), w, opts.flip_y)?,
+            HeightFormat::Tif => encode_tiff_f32(map.data(), w, opts.flip_y)?,
+        };
+        bundle.add(format.file_name(), bytes);
+    }
     bundle.add("heightmap.preview.png", encode_preview(&values, w)?);
     bundle.add("recipe.ron", recipe.to_ron()?.into_bytes());
     Ok((bundle, range))
@@ -100,7 +112,7 @@ pub fn export_map(
     dir: &Path,
 ) -> Result<ExportReport, String> {
     let opts = &request.options;
-    let (mut bundle, range) = heightmap_bundle(map, recipe, opts)?;
+    let (mut bundle, range) = heightmap_bundle(map, recipe, opts, request.formats)?;
     let mut warnings = Vec::new();
     let mut timings = Vec::new();
     let mut tiles_json = None;
@@ -148,8 +160,9 @@ pub fn export_map(
 }
 
 /// Appends `heightmap.json` describing everything in the bundle: the
-/// height range and cell size to re-import at true scale, the effective
-/// texture bands (`tiles`) and the tiled export's grid, when there are.
+/// height range and cell size to re-import at true scale, each whole-map
+/// height file with its units, the effective texture bands (`tiles`) and
+/// the tiled export's grid, when there are.
 #[allow(clippy::too_many_arguments)]
 pub fn add_sidecar(
     bundle: &mut ExportBundle,
@@ -162,6 +175,15 @@ pub fn add_sidecar(
 ) -> Result<(), String> {
     let mut files = bundle.names();
     files.push("heightmap.json".into());
+    let height_files = HeightFormat::ALL
+        .into_iter()
+        .filter(|f| bundle.get(f.file_name()).is_some())
+        .map(|f| HeightFileInfo {
+            file: f.file_name().into(),
+            format: f.name().into(),
+            units: f.units().into(),
+        })
+        .collect();
     let sidecar = Sidecar {
         generator: format!("orogen {}", env!("CARGO_PKG_VERSION")),
         width: map.width(),
@@ -172,6 +194,7 @@ pub fn add_sidecar(
         flip_y: opts.flip_y,
         cell_size: recipe.cell_size,
         files,
+        height_files,
         tiles,
         tiles_grid,
         recipe,

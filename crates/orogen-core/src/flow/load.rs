@@ -29,7 +29,8 @@ pub fn load_recipe(name_or_path: &str) -> Result<(Recipe, Option<PathBuf>), Stri
     Ok((recipe, base))
 }
 
-/// Makes `recipe` start from the heightmap in `file` (PNG or RAW16): an
+/// Makes `recipe` start from the heightmap in `file` (PNG, RAW16, float
+/// OpenEXR or TIFF; float files give their true heights): an
 /// import stage goes first and the map takes the file's size. The file is
 /// read once here, so a bad file is refused before anything runs. Returns
 /// the reader's warnings (8-bit precision, say), each naming the file.

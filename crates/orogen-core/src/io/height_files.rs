@@ -1,7 +1,10 @@
 //! Height files, both ways: byte order, quantisation to 16 bits, RAW16 and
-//! 16-bit PNG encoding and decoding, and the 8-bit preview.
+//! 16-bit PNG encoding and decoding, the 8-bit preview, the set of height
+//! files an export writes, and the reader that opens any of them (the
+//! float EXR and TIFF codecs live in [`float_files`](super::float_files)).
 
 use crate::heightmap::Heightmap;
+use crate::io::float_files::{decode_exr, decode_tiff};
 use crate::params::{Choice, Span};
 use image::{
     DynamicImage, ImageBuffer, ImageEncoder, ImageFormat, ImageReader, Limits, Luma,
@@ -117,6 +120,139 @@ pub fn encode_png16(values: &[u16], width: usize, flip_y: bool) -> Result<Vec<u8
     encode_png(&bytes, width, height, image::ExtendedColorType::L16)
 }
 
+/// One kind of whole-map height file an export can write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeightFormat {
+    /// `heightmap.r16`: headerless unsigned 16-bit samples.
+    R16,
+    /// `heightmap.png`: 16-bit grayscale PNG, the `.r16`'s samples.
+    Png,
+    /// `heightmap.exr`: single-channel 32-bit float OpenEXR, true heights.
+    Exr,
+    /// `heightmap.tif`: grayscale 32-bit float TIFF, true heights.
+    Tif,
+}
+
+impl HeightFormat {
+    /// Every format, in the order an export writes them.
+    pub const ALL: [HeightFormat; 4] = [
+        HeightFormat::R16,
+        HeightFormat::Png,
+        HeightFormat::Exr,
+        HeightFormat::Tif,
+    ];
+
+    /// The name `--formats` takes and the sidecar records: `r16`, `png`,
+    /// `exr` or `tif`.
+    pub fn name(self) -> &'static str {
+        match self {
+            HeightFormat::R16 => "r16",
+            HeightFormat::Png => "png",
+            HeightFormat::Exr => "exr",
+            HeightFormat::Tif => "tif",
+        }
+    }
+
+    /// The file an export writes in this format.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            HeightFormat::R16 => "heightmap.r16",
+            HeightFormat::Png => "heightmap.png",
+            HeightFormat::Exr => "heightmap.exr",
+            HeightFormat::Tif => "heightmap.tif",
+        }
+    }
+
+    /// What the file's samples mean, as the sidecar says it.
+    pub fn units(self) -> &'static str {
+        match self {
+            HeightFormat::R16 | HeightFormat::Png => {
+                "16-bit samples: 0 = min_height, 65535 = max_height"
+            }
+            HeightFormat::Exr | HeightFormat::Tif => "world units (f32)",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// The set of whole-map height files an export writes (`--formats
+/// r16,png,exr,tif`); by default `r16` and `png`. The preview, `recipe.ron`
+/// and `heightmap.json` are written whatever the set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeightFormats {
+    bits: u8,
+}
+
+impl Default for HeightFormats {
+    fn default() -> Self {
+        HeightFormats::of(&[HeightFormat::R16, HeightFormat::Png])
+    }
+}
+
+impl HeightFormats {
+    /// The set holding exactly `formats`.
+    pub fn of(formats: &[HeightFormat]) -> Self {
+        HeightFormats {
+            bits: formats.iter().fold(0, |bits, f| bits | f.bit()),
+        }
+    }
+
+    /// Whether the set holds `format`.
+    pub fn contains(self, format: HeightFormat) -> bool {
+        self.bits & format.bit() != 0
+    }
+
+    /// The formats in the set, in [`HeightFormat::ALL`]'s order.
+    pub fn iter(self) -> impl Iterator<Item = HeightFormat> {
+        HeightFormat::ALL
+            .into_iter()
+            .filter(move |f| self.contains(*f))
+    }
+
+    /// Parses a comma-separated list such as `r16,png,exr,tif` (case and
+    /// spaces ignored, `tiff` taken for `tif`); at least one format. The
+    /// error is one line naming the valid values.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let valid = || {
+            let names: Vec<&str> = HeightFormat::ALL.iter().map(|f| f.name()).collect();
+            names.join(", ")
+        };
+        let mut formats = Vec::new();
+        for item in text.split(',') {
+            let name = item.trim().to_ascii_lowercase();
+            let format = HeightFormat::ALL
+                .into_iter()
+                .find(|f| f.name() == name || (name == "tiff" && *f == HeightFormat::Tif))
+                .ok_or_else(|| {
+                    if name.is_empty() {
+                        format!(
+                            "--formats '{text}': expected a comma-separated list of {}",
+                            valid()
+                        )
+                    } else {
+                        format!(
+                            "--formats '{text}': unknown format '{}' (valid: {})",
+                            item.trim(),
+                            valid()
+                        )
+                    }
+                })?;
+            formats.push(format);
+        }
+        Ok(HeightFormats::of(&formats))
+    }
+}
+
+impl std::fmt::Display for HeightFormats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.iter().map(HeightFormat::name).collect();
+        f.write_str(&names.join(","))
+    }
+}
+
 /// 8-bit grayscale preview, north up.
 pub fn encode_preview(values: &[u16], width: usize) -> Result<Vec<u8>, String> {
     let height = values.len() / width;
@@ -141,7 +277,8 @@ pub fn encode_png(
     Ok(out)
 }
 
-// Decoding: heightmaps made elsewhere (16/8-bit grayscale PNG, RAW16).
+// Decoding: heightmaps made elsewhere (16/8-bit grayscale PNG, RAW16, and
+// through `float_files`, float OpenEXR and float or 16-bit TIFF).
 
 /// Largest side accepted from a file.
 pub const MAX_IMPORT_SIDE: u32 = 16_385;
@@ -149,7 +286,8 @@ pub const MAX_IMPORT_SIDE: u32 = 16_385;
 /// The file format a heightmap import reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ImportFormat {
-    /// From the file's extension (.png, .r16/.raw) and contents.
+    /// From the file's contents (PNG, OpenEXR and TIFF signatures), else
+    /// its extension (.png, .exr, .tif/.tiff, .r16/.raw).
     Auto,
     /// A 16- or 8-bit grayscale PNG (8-bit is widened, with a warning).
     Png,
@@ -157,6 +295,10 @@ pub enum ImportFormat {
     Raw16Le,
     /// Headerless RAW16, big-endian samples.
     Raw16Be,
+    /// OpenEXR with a float `R` or `Y` channel (or a single one): true heights.
+    Exr,
+    /// Grayscale TIFF: 32-bit float (true heights) or 16-bit unsigned.
+    Tiff,
 }
 
 impl Choice for ImportFormat {
@@ -165,6 +307,8 @@ impl Choice for ImportFormat {
         ImportFormat::Png,
         ImportFormat::Raw16Le,
         ImportFormat::Raw16Be,
+        ImportFormat::Exr,
+        ImportFormat::Tiff,
     ];
     fn label(self) -> &'static str {
         match self {
@@ -172,21 +316,64 @@ impl Choice for ImportFormat {
             ImportFormat::Png => "PNG",
             ImportFormat::Raw16Le => "RAW16 little-endian",
             ImportFormat::Raw16Be => "RAW16 big-endian",
+            ImportFormat::Exr => "OpenEXR (float heights)",
+            ImportFormat::Tiff => "TIFF (float heights or 16-bit)",
         }
     }
 }
 
-/// Decoded samples, row 0 = north, 0..=65535.
+/// A decoded height file, rows in the file's order (row 0 = the file's
+/// first row, north for orogen's own unflipped files). It holds either
+/// 16-bit samples (PNG, RAW16, 16-bit TIFF), which a height range maps to
+/// world heights, or true world heights (OpenEXR, float TIFF).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImportedMap {
     /// Samples a row (west to east).
     pub width: usize,
     /// Rows (north to south).
     pub height: usize,
-    /// The samples, row-major, `width * height` long.
+    /// The 16-bit samples, 0..=65535, row-major, `width * height` long;
+    /// empty when the file held floats (then see `heights`).
     pub values: Vec<u16>,
+    /// The true world heights of a float file, exactly as stored, all
+    /// finite, row-major, `width * height` long; `None` for 16-bit data.
+    pub heights: Option<Vec<f32>>,
     /// Notes for the user (8-bit precision, say).
     pub warnings: Vec<String>,
+}
+
+impl ImportedMap {
+    /// A map of 16-bit samples.
+    pub fn from_u16(width: usize, height: usize, values: Vec<u16>, warnings: Vec<String>) -> Self {
+        Self {
+            width,
+            height,
+            values,
+            heights: None,
+            warnings,
+        }
+    }
+
+    /// A map of true heights.
+    pub fn from_heights(
+        width: usize,
+        height: usize,
+        heights: Vec<f32>,
+        warnings: Vec<String>,
+    ) -> Self {
+        Self {
+            width,
+            height,
+            values: Vec::new(),
+            heights: Some(heights),
+            warnings,
+        }
+    }
+
+    /// How many samples the file gave, 16-bit or float: `width * height`.
+    pub fn sample_count(&self) -> usize {
+        self.heights.as_ref().map_or(self.values.len(), Vec::len)
+    }
 }
 
 /// Why a heightmap file could not be imported.
@@ -209,8 +396,10 @@ fn invalid(msg: impl Into<String>) -> ImportError {
     ImportError::Invalid(msg.into())
 }
 
-/// Reads a heightmap file. `raw_size` gives RAW dimensions; without it a
-/// RAW file must be square.
+/// Reads a heightmap file: 16- or 8-bit PNG, RAW16, float OpenEXR, or
+/// float or 16-bit TIFF. `Auto` goes by the file's signature (PNG, OpenEXR
+/// `76 2f 31 01`, TIFF `II*\0`/`MM\0*`), then by its extension.
+/// `raw_size` gives RAW dimensions; without it a RAW file must be square.
 pub fn read_heightmap_file(
     path: &Path,
     format: ImportFormat,
@@ -226,11 +415,17 @@ pub fn read_heightmap_file(
         .unwrap_or_default();
     let format = match format {
         ImportFormat::Auto if bytes.starts_with(b"\x89PNG") => ImportFormat::Png,
+        ImportFormat::Auto if bytes.starts_with(EXR_MAGIC) => ImportFormat::Exr,
+        ImportFormat::Auto if TIFF_MAGICS.iter().any(|m| bytes.starts_with(m)) => {
+            ImportFormat::Tiff
+        }
         ImportFormat::Auto if ext == "png" => ImportFormat::Png,
+        ImportFormat::Auto if ext == "exr" => ImportFormat::Exr,
+        ImportFormat::Auto if ext == "tif" || ext == "tiff" => ImportFormat::Tiff,
         ImportFormat::Auto if ext == "r16" || ext == "raw" => ImportFormat::Raw16Le,
         ImportFormat::Auto => {
             return Err(invalid(format!(
-                "{}: unknown heightmap format (use .png, .r16 or .raw, or give the format)",
+                "{}: unknown heightmap format (use .png, .exr, .tif, .r16 or .raw, or give the format)",
                 path.display()
             )));
         }
@@ -238,10 +433,19 @@ pub fn read_heightmap_file(
     };
     match format {
         ImportFormat::Png => decode_png(&bytes),
+        ImportFormat::Exr => decode_exr(&bytes),
+        ImportFormat::Tiff => decode_tiff(&bytes),
         ImportFormat::Raw16Be => decode_raw16(&bytes, ByteOrder::Be, raw_size),
-        _ => decode_raw16(&bytes, ByteOrder::Le, raw_size),
+        ImportFormat::Raw16Le | ImportFormat::Auto => decode_raw16(&bytes, ByteOrder::Le, raw_size),
     }
 }
+
+/// The first four bytes of every OpenEXR file.
+pub const EXR_MAGIC: &[u8] = &[0x76, 0x2f, 0x31, 0x01];
+
+/// The first four bytes of a TIFF: little-endian (`II*\0`), big-endian
+/// (`MM\0*`), and the same for BigTIFF (`II+\0`, `MM\0+`).
+pub const TIFF_MAGICS: [&[u8]; 4] = [b"II*\0", b"MM\0*", b"II+\0", b"MM\0+"];
 
 /// Decodes a grayscale PNG (16-bit exact, 8-bit scaled by 257 with a warning).
 pub fn decode_png(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
@@ -272,12 +476,7 @@ pub fn decode_png(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
             )));
         }
     };
-    Ok(ImportedMap {
-        width,
-        height,
-        values,
-        warnings,
-    })
+    Ok(ImportedMap::from_u16(width, height, values, warnings))
 }
 
 /// Decodes headerless unsigned 16-bit samples.
@@ -335,10 +534,5 @@ pub fn decode_raw16(
             ByteOrder::Be => u16::from_be_bytes([b[0], b[1]]),
         })
         .collect();
-    Ok(ImportedMap {
-        width,
-        height,
-        values,
-        warnings: Vec::new(),
-    })
+    Ok(ImportedMap::from_u16(width, height, values, Vec::new()))
 }

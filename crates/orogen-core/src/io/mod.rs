@@ -2,6 +2,7 @@
 //!
 //! - [`height_files`]: byte order, 16-bit quantisation, RAW16 and 16-bit
 //!   PNG encoding and decoding, the 8-bit preview;
+//! - [`float_files`]: 32-bit float OpenEXR and TIFF with true heights, written and read;
 //! - [`engine_sizes`]: the map sizes Unity and Unreal accept;
 //! - [`sidecar`]: `heightmap.json`, its schema and its finder;
 //! - [`atomic`] and [`bundle`]: an export's files written together, each
@@ -15,6 +16,7 @@ pub mod atomic;
 pub mod bundle;
 pub mod engine_sizes;
 pub mod engines;
+pub mod float_files;
 pub mod height_files;
 pub mod mesh_export;
 pub mod sidecar;

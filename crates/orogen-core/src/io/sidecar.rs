@@ -36,6 +36,11 @@ pub struct Sidecar<R> {
     pub cell_size: f32,
     /// Names of every file in the export, this sidecar included.
     pub files: Vec<String>,
+    /// The whole-map height files written, each with its format and what
+    /// its samples mean (16-bit samples for the range above, or world
+    /// heights as 32-bit floats). Empty in sidecars from before it existed.
+    #[serde(default)]
+    pub height_files: Vec<HeightFileInfo>,
     /// The effective bands of the exported splat texture, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles: Option<serde_json::Value>,
@@ -44,6 +49,17 @@ pub struct Sidecar<R> {
     pub tiles_grid: Option<MapTileGridInfo>,
     /// The recipe that generated the map, to regenerate it exactly.
     pub recipe: R,
+}
+
+/// One whole-map height file of an export, as the sidecar lists it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeightFileInfo {
+    /// The file's name in the export folder, e.g. `heightmap.exr`.
+    pub file: String,
+    /// Its format: `r16`, `png`, `exr` or `tif`.
+    pub format: String,
+    /// What its samples mean, e.g. `world units (f32)`.
+    pub units: String,
 }
 
 /// Reads the sidecar that sits beside a heightmap file (same folder,

@@ -1,4 +1,7 @@
-//! Import stage: start from an existing heightmap file.
+//! Import stage: start from an existing heightmap file. 16-bit files
+//! (PNG, RAW16, 16-bit TIFF) hold samples that a height range maps to
+//! world heights; float files (OpenEXR, 32-bit float TIFF) hold the
+//! heights themselves, taken exactly.
 
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
@@ -20,10 +23,11 @@ pub struct Import {
     pub raw_width: Option<u32>,
     /// RAW16 height in rows; `None` = infer from a square file.
     pub raw_height: Option<u32>,
-    /// World heights of sample 0 and 65535.
+    /// World heights of sample 0 and 65535, for 16-bit files only: float
+    /// files hold true heights.
     pub heights: Span,
-    /// Take heights and row order from an orogen `heightmap.json` beside
-    /// the file when there is one.
+    /// Take the height range (16-bit files) and row order from an orogen
+    /// `heightmap.json` beside the file when there is one.
     pub use_sidecar: bool,
 }
 
@@ -45,13 +49,13 @@ impl Params for Import {
         v.text(
             "path",
             &mut self.path,
-            "Heightmap file (PNG 8/16-bit grayscale, .r16/.raw). Relative to the recipe's folder.",
+            "Heightmap file: PNG 8/16-bit grayscale, .r16/.raw, 32-bit float OpenEXR (.exr) or TIFF (.tif, float or 16-bit). Relative to the recipe's folder.",
         );
         visit_choice(
             v,
             "format",
             &mut self.format,
-            "File format; Auto looks at the extension.",
+            "File format; Auto looks at the file's signature, then its extension.",
         );
         v.optional_int(
             "raw_width",
@@ -69,12 +73,12 @@ impl Params for Import {
             "heights",
             &mut self.heights,
             -1_000_000.0..=1_000_000.0,
-            "World heights that samples 0 and 65535 stand for.",
+            "World heights that samples 0 and 65535 stand for (16-bit files only; float EXR/TIFF hold true heights).",
         );
         v.toggle(
             "use_sidecar",
             &mut self.use_sidecar,
-            "Use heights and row order from an orogen heightmap.json beside the file.",
+            "Use the height range (16-bit files) and row order from an orogen heightmap.json beside the file.",
         );
     }
 }
@@ -106,27 +110,37 @@ impl Import {
         };
         let imported = read_heightmap_file(&path, self.format, raw_size)
             .map_err(|e| StageError(format!("import: {e}")))?;
+        let (width, height) = (imported.width, imported.height);
         let (mut range, mut flip) = (self.heights, false);
         if self.use_sidecar
             && let Some(sidecar) = find_sidecar(&path)
-            && sidecar.width == imported.width
-            && sidecar.height == imported.height
+            && sidecar.width == width
+            && sidecar.height == height
         {
             range = Span::new(sidecar.min_height, sidecar.max_height);
             flip = sidecar.flip_y;
         }
-        let scale = (range.max - range.min) as f64 / 65535.0;
-        let mut data: Vec<f32> = imported
-            .values
-            .iter()
-            .map(|&v| (range.min as f64 + v as f64 * scale) as f32)
-            .collect();
-        if flip {
-            let w = imported.width;
-            let rows: Vec<Vec<f32>> = data.chunks_exact(w).rev().map(<[f32]>::to_vec).collect();
+        let mut data: Vec<f32> = match imported.heights {
+            // Float files hold true heights; the range maps 16-bit samples.
+            Some(heights) => heights,
+            None => {
+                let scale = (range.max - range.min) as f64 / 65535.0;
+                imported
+                    .values
+                    .iter()
+                    .map(|&v| (range.min as f64 + v as f64 * scale) as f32)
+                    .collect()
+            }
+        };
+        if flip && width > 0 {
+            let rows: Vec<Vec<f32>> = data
+                .chunks_exact(width)
+                .rev()
+                .map(<[f32]>::to_vec)
+                .collect();
             data = rows.concat();
         }
-        let map = Heightmap::from_vec(imported.width, imported.height, data)
+        let map = Heightmap::from_vec(width, height, data)
             .ok_or_else(|| StageError("import: empty image".into()))?;
         Ok((map, imported.warnings))
     }
