@@ -151,7 +151,7 @@ stage_catalogue! {
     ThermalErosion(ThermalErosion) = "thermal-erosion", "Thermal erosion",
         "Material slides down slopes steeper than the talus angle, softening cliffs into scree.";
     Import(Import) = "import", "Import",
-        "Starts from an existing heightmap file (PNG 8/16-bit or RAW16).";
+        "Starts from an existing heightmap file: PNG 8/16-bit, RAW16, 16-bit TIFF, or float EXR/TIFF (true heights).";
 }
 
 impl Params for Stage {
