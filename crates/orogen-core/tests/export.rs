@@ -100,7 +100,7 @@ fn import_of_an_export_round_trips_at_16_bits() {
             };
             let (mut bundle, range) =
                 heightmap_bundle(&map, &recipe, &opts, HeightFormats::default()).unwrap();
-            add_sidecar(&mut bundle, &map, &recipe, &opts, range, None, None).unwrap();
+            add_sidecar(&mut bundle, &map, &recipe, &opts, range, Default::default()).unwrap();
             bundle.write_to(dir.path()).unwrap();
             let original = quantize(&map, range);
             for (file, format) in [
@@ -243,7 +243,7 @@ fn float_exports_import_as_exactly_the_stored_heights() {
             ..ExportOptions::default()
         };
         let (mut bundle, range) = heightmap_bundle(&map, &recipe, &opts, formats).unwrap();
-        add_sidecar(&mut bundle, &map, &recipe, &opts, range, None, None).unwrap();
+        add_sidecar(&mut bundle, &map, &recipe, &opts, range, Default::default()).unwrap();
         assert_eq!(
             bundle.names(),
             [

@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use orogen_core::flow::{ExportRequest, check_runnable, export_map, load_recipe, start_from_file};
 use orogen_core::io::bundle::ExportBundle;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES, named_size};
+use orogen_core::io::engines::{Engine, ImportSettings};
 use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormats, encode_png};
 use orogen_core::io::mesh_export::MeshPlan;
 use orogen_core::io::tiled_export::parse_map_tiles;
@@ -76,9 +77,9 @@ pub struct GenerateArgs {
     /// Override the recipe's seed.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Byte order of heightmap.r16.
-    #[arg(long, value_enum, default_value = "le")]
-    pub byte_order: ByteOrderArg,
+    /// Byte order of heightmap.r16 [default: le].
+    #[arg(long, value_enum)]
+    pub byte_order: Option<ByteOrderArg>,
     /// Write heightmap rows south-first (Unity's convention for north-up data).
     #[arg(long)]
     pub flip_y: bool,
@@ -91,6 +92,10 @@ pub struct GenerateArgs {
     /// Height files to write, comma-separated: r16, png (16-bit), exr, tif (32-bit float, true heights) [default: r16,png].
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub formats: Option<String>,
+    /// Export for an engine's terrain importer: unity, unreal or godot. Sets byte and row order,
+    /// files, texture and tile names, checks the size and prints the import dialog's numbers.
+    #[arg(long, value_name = "ENGINE")]
+    pub engine: Option<String>,
     /// Print per-stage milliseconds to stderr.
     #[arg(long)]
     pub timings: bool,
@@ -218,10 +223,16 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
             eprintln!("warning: {warning}");
         }
     }
+    let engine = args.engine.as_deref().map(Engine::parse).transpose()?;
+    if let Some(engine) = engine {
+        check_engine_flags(args, engine)?;
+    }
     if let Some(size) = &args.size {
         let (w, h) = parse_size(size)?;
         recipe.width = w;
         recipe.height = h;
+    } else if let Some(engine) = engine {
+        snap_to_engine(&mut recipe, engine);
     }
     let limit = args
         .memory_limit
@@ -272,7 +283,28 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         eprintln!("timing total {:.3}", start.elapsed().as_secs_f64() * 1000.0);
     }
     println!("{}", report.summary());
+    for line in report.engine_import.iter().flat_map(ImportSettings::lines) {
+        println!("{line}");
+    }
     Ok(())
+}
+
+/// A recipe whose own size an engine does not take is exported at the
+/// nearest size it does (an explicit `--size` is checked instead, and
+/// refused naming the nearest ones).
+fn snap_to_engine(recipe: &mut Recipe, engine: Engine) {
+    let (w, h) = (engine.snap(recipe.width), engine.snap(recipe.height));
+    if (w, h) != (recipe.width, recipe.height) {
+        eprintln!(
+            "note: --engine {}: the recipe's {}x{} map is made at {w}x{h}, the nearest size {} imports",
+            engine.name(),
+            recipe.width,
+            recipe.height,
+            engine.title()
+        );
+        recipe.width = w;
+        recipe.height = h;
+    }
 }
 
 /// The export the arguments ask for, checked against the final map size
@@ -300,11 +332,11 @@ fn export_request(args: &GenerateArgs, recipe: &Recipe) -> Result<ExportRequest,
         .as_deref()
         .map(parse_texture_size)
         .transpose()?;
-    Ok(ExportRequest {
+    let request = ExportRequest {
         options: ExportOptions {
             byte_order: match args.byte_order {
-                ByteOrderArg::Le => ByteOrder::Le,
-                ByteOrderArg::Be => ByteOrder::Be,
+                Some(ByteOrderArg::Be) => ByteOrder::Be,
+                Some(ByteOrderArg::Le) | None => ByteOrder::Le,
             },
             flip_y: args.flip_y,
             height_range: args.height_range,
@@ -313,7 +345,30 @@ fn export_request(args: &GenerateArgs, recipe: &Recipe) -> Result<ExportRequest,
         texture,
         tiles,
         mesh,
-    })
+        engine: None,
+    };
+    match args.engine.as_deref().map(Engine::parse).transpose()? {
+        Some(engine) => request.for_engine(engine, w, h),
+        None => Ok(request),
+    }
+}
+
+/// Refuses flags that an engine profile sets itself: a second opinion
+/// would be silently lost.
+fn check_engine_flags(args: &GenerateArgs, engine: Engine) -> Result<(), String> {
+    for (given, flag) in [
+        (args.byte_order.is_some(), "--byte-order"),
+        (args.flip_y, "--flip-y"),
+        (args.formats.is_some(), "--formats"),
+    ] {
+        if given {
+            return Err(format!(
+                "--engine {} sets byte order, row order and files itself; drop {flag}",
+                engine.name()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {

@@ -363,3 +363,122 @@ fn unwritable_output_folder_is_reported() {
     assert!(stderr.contains("cannot create output folder"), "{stderr}");
     assert_eq!(std::fs::read(&file).unwrap(), b"x");
 }
+
+/// `--engine` writes what the engine's importer reads: Unity's RAW16 rows
+/// south first (the same bytes as `--flip-y`), Unreal's north first with a
+/// 16-bit PNG and weight maps; the import dialog's numbers are printed and
+/// in the sidecar; sizes the engine does not take are snapped (the
+/// recipe's own) or refused (an explicit `--size`), naming the nearest.
+#[test]
+fn engine_profiles_write_what_each_importer_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let arg = |name: &str| path(name).to_string_lossy().into_owned();
+
+    let (ok, stdout, stderr) = run(&[
+        "generate",
+        "--recipe",
+        "default",
+        "--size",
+        "257",
+        "--engine",
+        "unity",
+        "--out",
+        &arg("unity"),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("Height 150.0000"), "{stdout}");
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--recipe",
+        "default",
+        "--size",
+        "257",
+        "--flip-y",
+        "--out",
+        &arg("flipped"),
+    ]);
+    assert!(ok, "{stderr}");
+    let unity_r16 = std::fs::read(path("unity").join("heightmap.r16")).unwrap();
+    assert_eq!(
+        unity_r16,
+        std::fs::read(path("flipped").join("heightmap.r16")).unwrap()
+    );
+    assert!(path("unity").join("splat_0.png").exists());
+    assert!(!path("unity").join("heightmap.png").exists());
+    let splat = image::open(path("unity").join("splat.png")).unwrap();
+    assert_eq!(
+        (splat.width(), splat.height()),
+        (256, 256),
+        "Unity's alphamap size"
+    );
+
+    // The default recipe is 513²: Unreal takes 505², with a note.
+    let (ok, stdout, stderr) = run(&[
+        "generate",
+        "--recipe",
+        "default",
+        "--engine",
+        "unreal",
+        "--out",
+        &arg("unreal"),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("made at 505x505"), "{stderr}");
+    assert!(stdout.contains("Scale Z = 29.2969"), "{stdout}");
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path("unreal").join("heightmap.json")).unwrap())
+            .unwrap();
+    assert_eq!(sidecar["width"], 505);
+    assert_eq!(sidecar["flip_y"], false);
+    assert_eq!(sidecar["engine_import"]["engine"], "unreal");
+    assert_eq!(sidecar["engine_import"]["scale_z"], 150.0 * 100.0 / 512.0);
+    assert_eq!(sidecar["engine_import"]["location_z"], 7500.0);
+    for name in ["heightmap.r16", "heightmap.png", "splat_3.png"] {
+        assert!(path("unreal").join(name).exists(), "{name}");
+    }
+
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            "default",
+            "--engine",
+            "unity",
+            "--size",
+            "1000",
+            "--out",
+            &arg("bad-size"),
+        ],
+        &path("bad-size"),
+        "nearest: 513 or 1025",
+    );
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            "default",
+            "--engine",
+            "godot",
+            "--formats",
+            "tif",
+            "--out",
+            &arg("bad-flags"),
+        ],
+        &path("bad-flags"),
+        "drop --formats",
+    );
+    assert_refused(
+        &[
+            "generate",
+            "--recipe",
+            "default",
+            "--engine",
+            "cryengine",
+            "--out",
+            &arg("bad-engine"),
+        ],
+        &path("bad-engine"),
+        "expected unity, unreal or godot",
+    );
+}

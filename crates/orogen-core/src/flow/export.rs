@@ -3,10 +3,11 @@
 
 use crate::heightmap::Heightmap;
 use crate::io::bundle::ExportBundle;
+use crate::io::engines::{Engine, ImportSettings};
 use crate::io::float_files::{encode_exr, encode_tiff_f32};
 use crate::io::height_files::{
-    ExportOptions, HeightFormat, HeightFormats, encode_png16, encode_preview, encode_r16,
-    export_range, quantize,
+    ByteOrder, ExportOptions, HeightFormat, HeightFormats, encode_png16, encode_preview,
+    encode_r16, export_range, quantize,
 };
 use crate::io::mesh_export::{MeshPlan, MeshTexture, mesh_files};
 use crate::io::sidecar::{HeightFileInfo, Sidecar};
@@ -34,6 +35,45 @@ pub struct ExportRequest {
     pub tiles: Option<MapTileGrid>,
     /// The terrain also as a mesh (textured when `texture` is set).
     pub mesh: Option<MeshPlan>,
+    /// The engine the export is made for (see [`ExportRequest::for_engine`]):
+    /// its import-dialog numbers go into the sidecar and the report.
+    pub engine: Option<Engine>,
+}
+
+impl ExportRequest {
+    /// This request made into what `engine`'s terrain importer takes, for
+    /// a `width x height` map: little-endian 16-bit files with the
+    /// engine's row order, its files (Unity: RAW16 and the splat maps at
+    /// the alphamap size, `width − 1`; Unreal: RAW16, 16-bit PNG and one
+    /// 8-bit weight map per layer at the map size; Godot: float EXR and
+    /// RAW16), and tiles named for its batch importer. A size the engine
+    /// does not take is refused, naming the nearest it does.
+    pub fn for_engine(self, engine: Engine, width: usize, height: usize) -> Result<Self, String> {
+        engine.check_size(width as u32, height as u32)?;
+        let formats: &[HeightFormat] = match engine {
+            Engine::Unity => &[HeightFormat::R16],
+            Engine::Unreal => &[HeightFormat::R16, HeightFormat::Png],
+            Engine::Godot => &[HeightFormat::R16, HeightFormat::Exr],
+        };
+        let texture = self.texture.or(match engine {
+            Engine::Unity => Some((width - 1, height - 1)),
+            Engine::Unreal => Some((width, height)),
+            Engine::Godot => None,
+        });
+        let tiles = self.tiles.map(|grid| grid.for_engine(engine)).transpose()?;
+        Ok(Self {
+            options: ExportOptions {
+                byte_order: ByteOrder::Le,
+                flip_y: engine.rows_south_first(),
+                ..self.options
+            },
+            formats: HeightFormats::of(formats),
+            texture,
+            tiles,
+            engine: Some(engine),
+            ..self
+        })
+    }
 }
 
 /// What an export wrote, for the user.
@@ -55,6 +95,8 @@ pub struct ExportReport {
     /// Milliseconds of each optional part that ran: `splat`, `tiles`,
     /// `mesh`, in that order.
     pub timings: Vec<(&'static str, f64)>,
+    /// What to type into the engine's import dialog, for an engine export.
+    pub engine_import: Option<ImportSettings>,
 }
 
 impl ExportReport {
@@ -138,15 +180,15 @@ pub fn export_map(
         add_mesh(&mut bundle, map, recipe.cell_size, plan)?;
         timings.push(("mesh", millis_since(start)));
     }
-    add_sidecar(
-        &mut bundle,
-        map,
-        recipe,
-        opts,
-        range,
-        tiles_json,
+    let engine_import = request
+        .engine
+        .map(|engine| engine.import_settings(map.width(), map.height(), recipe.cell_size, range));
+    let extras = SidecarExtras {
+        tiles: tiles_json,
         tiles_grid,
-    )?;
+        engine_import: engine_import.clone(),
+    };
+    add_sidecar(&mut bundle, map, recipe, opts, range, extras)?;
     let written = bundle.write_to(dir)?;
     Ok(ExportReport {
         written,
@@ -156,22 +198,33 @@ pub fn export_map(
         range,
         warnings,
         timings,
+        engine_import,
     })
+}
+
+/// What a sidecar says besides the map itself, when the export has it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SidecarExtras {
+    /// The effective bands of the splat texture.
+    pub tiles: Option<serde_json::Value>,
+    /// The tiled export's grid.
+    pub tiles_grid: Option<MapTileGridInfo>,
+    /// The engine import dialog's numbers.
+    pub engine_import: Option<ImportSettings>,
 }
 
 /// Appends `heightmap.json` describing everything in the bundle: the
 /// height range and cell size to re-import at true scale, each whole-map
-/// height file with its units, the effective texture bands (`tiles`) and
-/// the tiled export's grid, when there are.
-#[allow(clippy::too_many_arguments)]
+/// height file with its units, and the [extras](SidecarExtras): the
+/// effective texture bands, the tiled export's grid and the engine
+/// import numbers, when there are.
 pub fn add_sidecar(
     bundle: &mut ExportBundle,
     map: &Heightmap,
     recipe: &Recipe,
     opts: &ExportOptions,
     range: Span,
-    tiles: Option<serde_json::Value>,
-    tiles_grid: Option<MapTileGridInfo>,
+    extras: SidecarExtras,
 ) -> Result<(), String> {
     let mut files = bundle.names();
     files.push("heightmap.json".into());
@@ -195,8 +248,9 @@ pub fn add_sidecar(
         cell_size: recipe.cell_size,
         files,
         height_files,
-        tiles,
-        tiles_grid,
+        tiles: extras.tiles,
+        tiles_grid: extras.tiles_grid,
+        engine_import: extras.engine_import,
         recipe,
     };
     let json = serde_json::to_string_pretty(&sidecar).map_err(|e| e.to_string())?;
@@ -287,5 +341,56 @@ mod tests {
                 out.display()
             )
         );
+    }
+
+    #[test]
+    fn an_engine_export_writes_what_its_importer_reads_and_the_dialog_numbers() {
+        let dir = tempfile::tempdir().expect("a temp folder");
+        let data = (0..65 * 65).map(|i| (i % 11) as f32 * 2.0 - 5.0).collect();
+        let map = Heightmap::from_vec(65, 65, data).expect("65x65 values");
+        let recipe = Recipe {
+            cell_size: 2.0,
+            ..Recipe::default()
+        };
+        let tiles = crate::io::tiled_export::map_tile_grid(65, 65, 2).expect("65 splits in 2");
+        let request = ExportRequest {
+            tiles: Some(tiles),
+            ..ExportRequest::default()
+        }
+        .for_engine(Engine::Unity, 65, 65)
+        .expect("65 and its 33-cell tiles are Unity sizes");
+        assert!(request.options.flip_y);
+        assert_eq!(request.texture, Some((64, 64)));
+        let out = dir.path().join("unity");
+        let report = export_map(&map, &recipe, None, &request, &out).expect("the export succeeds");
+        let names: Vec<String> = report
+            .written
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        for name in [
+            "heightmap.r16",
+            "splat_0.png",
+            "heightmap_0_1.r16",
+            "heightmap_1_0.png",
+        ] {
+            assert!(
+                names.iter().any(|n| n == name),
+                "{name} missing from {names:?}"
+            );
+        }
+        assert!(!names.iter().any(|n| n == "heightmap.png"), "{names:?}");
+        let json: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(out.join("heightmap.json")).expect("the sidecar exists"),
+        )
+        .expect("the sidecar parses");
+        assert_eq!(json["engine_import"]["engine"], "unity");
+        assert_eq!(json["engine_import"]["terrain_height"], 20.0);
+        assert_eq!(json["engine_import"]["terrain_width"], 128.0);
+        assert!(report.engine_import.is_some());
+        let err = ExportRequest::default()
+            .for_engine(Engine::Unreal, 33, 33)
+            .unwrap_err();
+        assert!(err.contains("nearest: 127"), "{err}");
     }
 }

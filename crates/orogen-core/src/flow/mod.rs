@@ -12,5 +12,7 @@
 mod export;
 mod load;
 
-pub use export::{ExportReport, ExportRequest, add_sidecar, export_map, heightmap_bundle};
+pub use export::{
+    ExportReport, ExportRequest, SidecarExtras, add_sidecar, export_map, heightmap_bundle,
+};
 pub use load::{check_runnable, load_recipe, start_from_file};

@@ -103,6 +103,9 @@ impl Engine {
 
     /// The valid side nearest to `side` (the smaller one on a tie).
     pub fn snap(self, side: u32) -> u32 {
+        if self.sides().contains(&side) {
+            return side;
+        }
         let (below, above) = nearest_sides(self.sides(), side);
         match (below, above) {
             (Some(b), Some(a)) if side - b <= a - side => b,
@@ -282,6 +285,7 @@ mod tests {
         assert!(Engine::Unreal.check_size(2017, 1009).is_ok());
         let err = Engine::Unity.check_size(1025, 513).unwrap_err();
         assert!(err.contains("square"), "{err}");
+        assert_eq!(Engine::Unity.snap(513), 513);
         assert_eq!(Engine::Unity.snap(600), 513);
         assert_eq!(Engine::Unity.snap(800), 1025);
         assert_eq!(Engine::Unreal.snap(8193), 8129);

@@ -1,6 +1,7 @@
 //! The `heightmap.json` sidecar: what an export holds and how to read it
 //! back at true scale, and the finder that locates it beside a height file.
 
+use crate::io::engines::ImportSettings;
 use crate::io::height_files::ByteOrder;
 use crate::io::tiled_export::MapTileGridInfo;
 use serde::de::IgnoredAny;
@@ -47,6 +48,9 @@ pub struct Sidecar<R> {
     /// The border-sharing tiles of a tiled export (`--tiles N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles_grid: Option<MapTileGridInfo>,
+    /// The numbers to type into the engine's import dialog (`--engine`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_import: Option<ImportSettings>,
     /// The recipe that generated the map, to regenerate it exactly.
     pub recipe: R,
 }
