@@ -1,10 +1,50 @@
 use clap::Parser;
 use orogen::cli::{Cli, Command, ViewArgs};
+use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The shell's status for a process stopped by SIGINT (128 + 2).
+const INTERRUPTED_EXIT: i32 = 130;
+
+/// Set by the Ctrl+C handler before it removes the temporary files.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// On Ctrl+C (SIGINT), removes the temporary files of the export in
+/// progress and exits with status 130, so a stopped export leaves no
+/// `.<name>.<pid>.<n>.tmp` behind. Final files already in place stay, each
+/// whole. `ctrlc` runs this on its own thread, where taking the core's lock
+/// and removing files is safe (unlike inside a raw signal handler).
+fn exit_cleanly_on_ctrl_c() {
+    let installed = ctrlc::set_handler(|| {
+        INTERRUPTED.store(true, Ordering::SeqCst);
+        let removed = orogen_core::io::atomic::remove_live_temp_files();
+        // On a terminal the progress bar holds the current line.
+        let newline = if std::io::stderr().is_terminal() {
+            "\n"
+        } else {
+            ""
+        };
+        eprintln!("{newline}interrupted: removed {removed} unfinished temporary file(s)");
+        std::process::exit(INTERRUPTED_EXIT);
+    });
+    if let Err(e) = installed {
+        // Without the handler Ctrl+C still stops the export; the next
+        // export into the folder clears its temporary files.
+        eprintln!(
+            "warning: cannot handle Ctrl+C ({e}); an interrupted export may leave temporary files until the next export"
+        );
+    }
+}
 
 fn main() -> ExitCode {
     orogen_core::memory::keep_freed_memory();
     let cli = Cli::parse();
+    // Only the commands that write files get the handler; the viewer keeps
+    // its own handling of Ctrl+C and window close.
+    if matches!(cli.command, Some(Command::Generate(_) | Command::Tiles(_))) {
+        exit_cleanly_on_ctrl_c();
+    }
     let result = match &cli.command {
         Some(Command::Generate(args)) => orogen::cli::generate(args),
         Some(Command::Presets { action }) => orogen::cli::presets_command(action),
@@ -12,6 +52,15 @@ fn main() -> ExitCode {
         Some(Command::Tiles(args)) => orogen::cli::tiles_command(args),
         None => orogen::viewer::run(&ViewArgs::default().options()),
     };
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        // Ctrl+C came in: its cleanup may have removed a temporary file
+        // under the export, which then failed. Report nothing and leave
+        // the exit (130) to the handler thread, which must not be cut short
+        // while it removes files.
+        loop {
+            std::thread::park();
+        }
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

@@ -1,13 +1,49 @@
 //! Atomic file writes: a temporary file in the target folder, synced, then
 //! renamed over the final name. A write that is interrupted leaves either
 //! the old file or none, never half a file.
+//!
+//! Temporary files are named `.<name>.<pid>.<n>.tmp` (`<pid>` is the
+//! writing process, `<n>` a per-process counter). Two things keep them from
+//! piling up when an export is stopped midway:
+//!
+//! - every temporary file this process has open is listed in a
+//!   process-wide registry, and [`remove_live_temp_files`] deletes them
+//!   all. The core installs no signal handler: the application calls that
+//!   function from its own Ctrl+C handler, just before it exits;
+//! - a process that was killed outright (SIGKILL, power loss) runs no
+//!   handler, so [`remove_stale_temp_files`] clears the temporary files of
+//!   processes that no longer exist; [`ExportBundle::write_to`] calls it on
+//!   its folder before each export.
+//!
+//! [`ExportBundle::write_to`]: super::bundle::ExportBundle::write_to
 
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Temporary files this process has created and not yet renamed or removed.
+struct LiveTemps {
+    paths: Vec<PathBuf>,
+    /// Set by [`remove_live_temp_files`]: from then on no temporary file may
+    /// be created, so a write racing the cleanup cannot leave one behind.
+    closed: bool,
+}
+
+static LIVE_TEMPS: Mutex<LiveTemps> = Mutex::new(LiveTemps {
+    paths: Vec::new(),
+    closed: false,
+});
+
+/// The registry, even if a thread panicked while holding it: the list of
+/// paths stays valid whatever that thread was doing, and cleanup must still
+/// work after a panic.
+fn live_temps() -> MutexGuard<'static, LiveTemps> {
+    LIVE_TEMPS.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn temp_path(path: &Path) -> PathBuf {
     let name = path
@@ -18,19 +54,67 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.{unique}.tmp", std::process::id()))
 }
 
+/// Creates the temporary file and registers it, both under the registry's
+/// lock, so [`remove_live_temp_files`] sees either no file or a registered
+/// one, never a file it does not know of.
+fn create_registered(temp: &Path) -> io::Result<fs::File> {
+    let mut live = live_temps();
+    if live.closed {
+        return Err(io::Error::new(
+            io::ErrorKind::Interrupted,
+            "the export was interrupted",
+        ));
+    }
+    let file = fs::File::create(temp)?;
+    live.paths.push(temp.to_path_buf());
+    Ok(file)
+}
+
+fn unregister(temp: &Path) {
+    let mut live = live_temps();
+    if let Some(i) = live.paths.iter().position(|p| p == temp) {
+        live.paths.swap_remove(i);
+    }
+}
+
+/// Removes every temporary file this process is writing, and refuses to
+/// create new ones from then on: every later [`write_atomic`] fails with
+/// [`io::ErrorKind::Interrupted`]. Meant to be called once, just before
+/// the process exits on Ctrl+C; final files already renamed into place
+/// are left alone (each is whole). Returns how many files were removed.
+///
+/// The core installs no signal handler. This function takes a lock and
+/// removes files, so it is not async-signal-safe: call it from an ordinary
+/// thread, such as the one the `ctrlc` crate runs its handler on, not from
+/// inside a raw signal handler.
+pub fn remove_live_temp_files() -> usize {
+    let mut live = live_temps();
+    live.closed = true;
+    let mut removed = 0;
+    for path in live.paths.drain(..) {
+        if fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// Writes `bytes` to `path` atomically.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let temp = temp_path(path);
+    let mut file = create_registered(&temp)?;
     let result = (|| {
-        let mut file = fs::File::create(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
-        drop(file);
         fs::rename(&temp, path)
     })();
+    drop(file);
     if result.is_err() {
         let _ = fs::remove_file(&temp);
     }
+    // After the rename the temporary name is gone; if Ctrl+C's cleanup
+    // runs before this line it finds nothing to remove under that name.
+    unregister(&temp);
     result
 }
 
@@ -57,6 +141,80 @@ pub fn write_all_atomic(files: &[(PathBuf, Vec<u8>)]) -> io::Result<()> {
     Ok(())
 }
 
+/// The writer's pid if `file_name` is exactly an orogen temporary name,
+/// `.<name>.<pid>.<n>.tmp` with a non-empty `<name>` and decimal `<pid>`
+/// and `<n>`; `None` for anything else, so look-alikes are never touched.
+fn temp_file_pid(file_name: &str) -> Option<u32> {
+    let inner = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    // `<name>` may itself hold dots (`heightmap.r16`): split from the right.
+    let mut parts = inner.rsplitn(3, '.');
+    let n = parts.next()?;
+    let pid = parts.next()?;
+    let name = parts.next()?;
+    let decimal = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if name.is_empty() || !decimal(n) || !decimal(pid) {
+        return None;
+    }
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// Whether no process with this pid exists. Errs on the side of "alive":
+/// only a definite "no such process" counts as dead.
+#[cfg(unix)]
+fn process_is_gone(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return false;
+    }
+    // pid 0 and values past pid_t would make kill() signal a process group
+    // or wrap round; no orogen process has such a pid, so keep the file.
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // Signal 0 only checks that the process exists; ESRCH means it does
+    // not. EPERM means it exists under another user: alive.
+    // SAFETY: kill with signal 0 sends nothing and touches no memory.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == -1 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// Without a portable existence check, every writer is taken to be alive.
+#[cfg(not(unix))]
+fn process_is_gone(_pid: u32) -> bool {
+    false
+}
+
+/// Removes the temporary files in `dir` left by orogen processes that no
+/// longer exist (killed midway, so they could not clean up). Only names of
+/// exactly the form `.<name>.<pid>.<n>.tmp` that are regular files are
+/// considered, and only when process `<pid>` is gone; a running export's
+/// temporary files and every other file stay. Returns how many were removed.
+///
+/// The pid is checked on this machine: a folder shared over the network
+/// with an export running on another machine could lose that export's
+/// temporary file, which then fails its rename and reports an error
+/// (its final file is not damaged).
+pub fn remove_stale_temp_files(dir: &Path) -> io::Result<usize> {
+    let mut removed = 0;
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let Some(pid) = entry.file_name().to_str().and_then(temp_file_pid) else {
+            continue;
+        };
+        // Not a symlink or folder that happens to match the pattern.
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        if process_is_gone(pid) && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +236,126 @@ mod tests {
         let p = dir.path().join("missing-folder").join("a.bin");
         assert!(write_atomic(&p, b"x").is_err());
         assert!(!p.exists());
+    }
+
+    #[test]
+    fn finished_writes_leave_the_registry_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.bin");
+        write_atomic(&p, b"x").unwrap();
+        let _ = write_atomic(&dir.path().join("missing").join("b.bin"), b"y");
+        // Other tests write in parallel, so look for this test's temps only.
+        let live = live_temps();
+        assert!(!live.paths.iter().any(|t| t.starts_with(dir.path())));
+    }
+
+    #[test]
+    fn temp_names_are_recognised_exactly() {
+        assert_eq!(temp_file_pid(".heightmap.r16.1234.5.tmp"), Some(1234));
+        assert_eq!(temp_file_pid(".a.7.0.tmp"), Some(7));
+        let written = temp_path(Path::new("/x/texture.png"));
+        let name = written.file_name().unwrap().to_str().unwrap();
+        assert_eq!(temp_file_pid(name), Some(std::process::id()));
+        for other in [
+            ".foo.tmp",
+            "x.123.4.tmp",
+            "..1.2.tmp",
+            ".a.1.2.tmp.bak",
+            ".a.1x.2.tmp",
+            ".a.1.2x.tmp",
+            ".a..2.tmp",
+            ".a.1..tmp",
+            ".a.-1.2.tmp",
+            ".a.99999999999999999999.2.tmp",
+            "heightmap.r16",
+        ] {
+            assert_eq!(temp_file_pid(other), None, "{other}");
+        }
+    }
+
+    /// The pid of a process that has exited and been reaped.
+    #[cfg(unix)]
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn stale_temps_of_dead_processes_are_removed_others_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let dead = dead_pid();
+        assert!(process_is_gone(dead));
+        let stale = format!(".heightmap.r16.{dead}.0.tmp");
+        let live = format!(".heightmap.r16.{}.3.tmp", std::process::id());
+        // Pid 1 (init) always exists; kill() may say EPERM, still alive.
+        let init = ".heightmap.png.1.0.tmp".to_string();
+        let keep = [
+            live.clone(),
+            init,
+            ".foo.tmp".into(),
+            "x.123.4.tmp".into(),
+            format!("x.{dead}.4.tmp"),
+            format!(".{dead}.4.tmp"),
+            format!(".a.{dead}.4.tmp.bak"),
+            "heightmap.r16".into(),
+        ];
+        for name in keep.iter().chain([&stale]) {
+            fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        // A folder with a dead pid's temp name is not a file: kept.
+        let stale_dir = format!(".d.{dead}.1.tmp");
+        fs::create_dir(dir.path().join(&stale_dir)).unwrap();
+
+        assert_eq!(remove_stale_temp_files(dir.path()).unwrap(), 1);
+        assert!(!dir.path().join(&stale).exists());
+        for name in keep.iter().chain([&stale_dir]) {
+            assert!(dir.path().join(name).exists(), "{name} must be kept");
+        }
+    }
+
+    /// Cleanup closes the registry for the rest of the process, so this
+    /// test runs its body in a fresh copy of the test binary.
+    #[test]
+    fn cleanup_removes_live_temps_and_refuses_new_ones() {
+        const DIR_VAR: &str = "OROGEN_ATOMIC_CLEANUP_TEST_DIR";
+        if let Some(dir) = std::env::var_os(DIR_VAR) {
+            let dir = PathBuf::from(dir);
+            // A write in progress: its temporary file created, not renamed.
+            let temp = temp_path(&dir.join("heightmap.r16"));
+            let _file = create_registered(&temp).unwrap();
+            assert!(temp.exists());
+            assert_eq!(remove_live_temp_files(), 1);
+            assert!(!temp.exists());
+            let late = write_atomic(&dir.join("late.bin"), b"x").unwrap_err();
+            assert_eq!(late.kind(), io::ErrorKind::Interrupted);
+            assert!(!dir.join("late.bin").exists());
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "io::atomic::tests::cleanup_removes_live_temps_and_refuses_new_ones",
+                "--exact",
+                "--test-threads=1",
+            ])
+            .env(DIR_VAR, dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        assert!(
+            stdout.contains("1 passed"),
+            "the body did not run: {stdout}"
+        );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn stale_scan_of_a_missing_folder_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(remove_stale_temp_files(&dir.path().join("none")).is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! An export's files, gathered in memory and then written together, each
 //! atomically (see [`atomic`](super::atomic)).
 
-use crate::io::atomic::write_all_atomic;
+use crate::io::atomic::{remove_stale_temp_files, write_all_atomic};
 use std::path::{Path, PathBuf};
 
 /// Files of one export, in memory until written together.
@@ -30,11 +30,16 @@ impl ExportBundle {
         self.files.iter().map(|(n, _)| n.clone()).collect()
     }
 
-    /// Creates `dir` if needed and writes every file atomically.
+    /// Creates `dir` if needed and writes every file atomically. First it
+    /// clears the temporary files that killed orogen processes left in
+    /// `dir` (see [`remove_stale_temp_files`]).
     pub fn write_to(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
         let created_dir = !dir.exists();
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+        // Best effort: leftovers that cannot be listed or removed do not
+        // stop the export, whose own files do not depend on them.
+        let _ = remove_stale_temp_files(dir);
         let files: Vec<(PathBuf, Vec<u8>)> = self
             .files
             .iter()
