@@ -32,7 +32,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Generate a heightmap (and texture) from a recipe and export it.
-    Generate(GenerateArgs),
+    Generate(Box<GenerateArgs>),
     /// List shipped presets, or print one.
     Presets {
         #[command(subcommand)]

@@ -15,6 +15,7 @@ use crate::io::tiled_export::{MapTileGrid, MapTileGridInfo, add_map_tile_files};
 use crate::params::Span;
 use crate::recipe::Recipe;
 use crate::splat::{TileImages, add_texture_files, render_splat};
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -92,8 +93,9 @@ pub struct ExportReport {
     /// Problems that did not stop the export (a tile image that could not
     /// be read and was replaced by its flat colour, say).
     pub warnings: Vec<String>,
-    /// Milliseconds of each optional part that ran: `splat`, `tiles`,
-    /// `mesh`, in that order.
+    /// Milliseconds of each part, in this order: `heightmap` (quantising
+    /// and encoding the height files), then `splat`, `tiles` and `mesh`
+    /// when they ran, and `write` (writing and syncing every file).
     pub timings: Vec<(&'static str, f64)>,
     /// What to type into the engine's import dialog, for an engine export.
     pub engine_import: Option<ImportSettings>,
@@ -127,17 +129,30 @@ pub fn heightmap_bundle(
     let range = export_range(map, opts);
     let values = quantize(map, range);
     let w = map.width();
+    // The files are independent: each is encoded on a worker of its own
+    // (PNG compression is serial within a file), in a fixed order.
+    let chosen: Vec<HeightFormat> = formats.iter().collect();
+    let (encoded, preview) = rayon::join(
+        || {
+            chosen
+                .par_iter()
+                .map(|&format| {
+                    Ok(match format {
+                        HeightFormat::R16 => encode_r16(&values, w, opts.byte_order, opts.flip_y),
+                        HeightFormat::Png => encode_png16(&values, w, opts.flip_y)?,
+                        HeightFormat::Exr => encode_exr(map.data(), w, opts.flip_y)?,
+                        HeightFormat::Tif => encode_tiff_f32(map.data(), w, opts.flip_y)?,
+                    })
+                })
+                .collect::<Result<Vec<Vec<u8>>, String>>()
+        },
+        || encode_preview(&values, w),
+    );
     let mut bundle = ExportBundle::default();
-    for format in formats.iter() {
-        let bytes = match format {
-            HeightFormat::R16 => encode_r16(&values, w, opts.byte_order, opts.flip_y),
-            HeightFormat::Png => encode_png16(&values, w, opts.flip_y)?,
-            HeightFormat::Exr => encode_exr(map.data(), w, opts.flip_y)?,
-            HeightFormat::Tif => encode_tiff_f32(map.data(), w, opts.flip_y)?,
-        };
+    for (format, bytes) in chosen.iter().zip(encoded?) {
         bundle.add(format.file_name(), bytes);
     }
-    bundle.add("heightmap.preview.png", encode_preview(&values, w)?);
+    bundle.add("heightmap.preview.png", preview?);
     bundle.add("recipe.ron", recipe.to_ron()?.into_bytes());
     Ok((bundle, range))
 }
@@ -154,9 +169,11 @@ pub fn export_map(
     dir: &Path,
 ) -> Result<ExportReport, String> {
     let opts = &request.options;
-    let (mut bundle, range) = heightmap_bundle(map, recipe, opts, request.formats)?;
-    let mut warnings = Vec::new();
     let mut timings = Vec::new();
+    let start = Instant::now();
+    let (mut bundle, range) = heightmap_bundle(map, recipe, opts, request.formats)?;
+    timings.push(("heightmap", millis_since(start)));
+    let mut warnings = Vec::new();
     let mut tiles_json = None;
     if let Some((width, height)) = request.texture {
         let start = Instant::now();
@@ -189,7 +206,9 @@ pub fn export_map(
         engine_import: engine_import.clone(),
     };
     add_sidecar(&mut bundle, map, recipe, opts, range, extras)?;
+    let start = Instant::now();
     let written = bundle.write_to(dir)?;
+    timings.push(("write", millis_since(start)));
     Ok(ExportReport {
         written,
         dir: dir.to_path_buf(),
@@ -331,7 +350,7 @@ mod tests {
             );
         }
         let labels: Vec<&str> = report.timings.iter().map(|(l, _)| *l).collect();
-        assert_eq!(labels, ["splat", "tiles", "mesh"]);
+        assert_eq!(labels, ["heightmap", "splat", "tiles", "mesh", "write"]);
         assert_eq!((report.range.min, report.range.max), (-4.0, 14.0));
         assert_eq!(
             report.summary(),

@@ -40,10 +40,10 @@ impl ExportBundle {
         // Best effort: leftovers that cannot be listed or removed do not
         // stop the export, whose own files do not depend on them.
         let _ = remove_stale_temp_files(dir);
-        let files: Vec<(PathBuf, Vec<u8>)> = self
+        let files: Vec<(PathBuf, &[u8])> = self
             .files
             .iter()
-            .map(|(name, bytes)| (dir.join(name), bytes.clone()))
+            .map(|(name, bytes)| (dir.join(name), bytes.as_slice()))
             .collect();
         if let Err(e) = write_all_atomic(&files) {
             if created_dir {
