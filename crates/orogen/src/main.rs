@@ -1,6 +1,7 @@
 use clap::Parser;
 use orogen::cli::{Cli, Command, ViewArgs};
 use std::io::IsTerminal;
+use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -25,7 +26,12 @@ fn exit_cleanly_on_ctrl_c() {
         } else {
             ""
         };
-        eprintln!("{newline}interrupted: removed {removed} unfinished temporary file(s)");
+        // A closed stderr (a pipe whose reader took the same Ctrl+C) must
+        // not stop the exit: `eprintln!` would panic this thread.
+        let _ = writeln!(
+            std::io::stderr(),
+            "{newline}interrupted: removed {removed} unfinished temporary file(s)"
+        );
         std::process::exit(INTERRUPTED_EXIT);
     });
     if let Err(e) = installed {

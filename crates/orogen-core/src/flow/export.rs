@@ -159,8 +159,8 @@ pub fn heightmap_bundle(
 
 /// Exports `map`, generated from `recipe`, into `dir` (created if
 /// missing). Tile images resolve against `base_dir`. Nothing is written
-/// unless every file could be built; a failed write removes the files it
-/// created.
+/// unless every file could be built and written: the files replace their
+/// names only once all of them are on disk, the sidecar last.
 pub fn export_map(
     map: &Heightmap,
     recipe: &Recipe,
@@ -197,9 +197,14 @@ pub fn export_map(
         add_mesh(&mut bundle, map, recipe.cell_size, plan)?;
         timings.push(("mesh", millis_since(start)));
     }
-    let engine_import = request
-        .engine
-        .map(|engine| engine.import_settings(map.width(), map.height(), recipe.cell_size, range));
+    // Unity makes one terrain of each tile: its numbers are a tile's.
+    let (terrain_width, terrain_height) = match (request.engine, &request.tiles) {
+        (Some(Engine::Unity), Some(grid)) if grid.n > 1 => (grid.tile_width, grid.tile_height),
+        _ => (map.width(), map.height()),
+    };
+    let engine_import = request.engine.map(|engine| {
+        engine.import_settings(terrain_width, terrain_height, recipe.cell_size, range)
+    });
     let extras = SidecarExtras {
         tiles: tiles_json,
         tiles_grid,
@@ -405,7 +410,9 @@ mod tests {
         .expect("the sidecar parses");
         assert_eq!(json["engine_import"]["engine"], "unity");
         assert_eq!(json["engine_import"]["terrain_height"], 20.0);
-        assert_eq!(json["engine_import"]["terrain_width"], 128.0);
+        // One Unity terrain per tile: a 33-cell tile of 2 m cells is 64 m wide.
+        assert_eq!(json["engine_import"]["terrain_width"], 64.0);
+        assert_eq!(json["engine_import"]["heightmap_resolution"], 33);
         assert!(report.engine_import.is_some());
         let err = ExportRequest::default()
             .for_engine(Engine::Unreal, 33, 33)

@@ -119,29 +119,70 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
-/// Writes several files, each atomically and all at once (each file is
-/// written and synced on a worker of its own: the syncs wait on the disk,
-/// and the files are independent). If one fails, the files this call
-/// created are removed again (files it replaced stay replaced, each whole).
+/// Writes `bytes` to a registered temporary file beside `path`, synced;
+/// returns its name. On an error nothing is left behind.
+fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    let temp = temp_path(path);
+    let mut file = create_registered(&temp)?;
+    let result = (|| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    })();
+    drop(file);
+    if let Err(e) = result {
+        let _ = fs::remove_file(&temp);
+        unregister(&temp);
+        return Err(e);
+    }
+    Ok(temp)
+}
+
+/// Writes several files as one export: every file's temporary copy is
+/// written and synced first, all at once (each on a worker of its own:
+/// the syncs wait on the disk, and the files are independent); only when
+/// all succeeded are they renamed over their names, in the given order,
+/// so a sidecar listed last never describes files that failed. If any
+/// write fails, every temporary file is removed and nothing is replaced.
 pub fn write_all_atomic(files: &[(PathBuf, &[u8])]) -> io::Result<()> {
-    let existed: Vec<bool> = files.iter().map(|(path, _)| path.exists()).collect();
-    let results: Vec<io::Result<()>> = files
+    let temps: Vec<io::Result<PathBuf>> = files
         .par_iter()
         .map(|(path, bytes)| {
-            write_atomic(path, bytes).map_err(|e| {
+            write_temp(path, bytes).map_err(|e| {
                 io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
             })
         })
         .collect();
-    let Some(failed) = results.iter().position(Result::is_err) else {
-        return Ok(());
-    };
-    for (((path, _), result), existed) in files.iter().zip(&results).zip(&existed) {
-        if result.is_ok() && !existed {
-            let _ = fs::remove_file(path);
+    if temps.iter().any(Result::is_err) {
+        let mut first_error = None;
+        for temp in temps {
+            match temp {
+                Ok(temp) => {
+                    let _ = fs::remove_file(&temp);
+                    unregister(&temp);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
         }
+        return Err(first_error.unwrap_or_else(|| io::Error::other("an export file failed")));
     }
-    results.into_iter().nth(failed).unwrap_or(Ok(()))
+    let temps: Vec<PathBuf> = temps.into_iter().flatten().collect();
+    for (index, ((path, _), temp)) in files.iter().zip(&temps).enumerate() {
+        if let Err(e) = fs::rename(temp, path) {
+            // Files already renamed stay (each whole); the rest go.
+            for rest in &temps[index..] {
+                let _ = fs::remove_file(rest);
+                unregister(rest);
+            }
+            return Err(io::Error::new(
+                e.kind(),
+                format!("cannot write {}: {e}", path.display()),
+            ));
+        }
+        unregister(temp);
+    }
+    Ok(())
 }
 
 /// The writer's pid if `file_name` is exactly an orogen temporary name,
@@ -221,6 +262,29 @@ pub fn remove_stale_temp_files(dir: &Path) -> io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_file_leaves_every_name_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("kept.bin");
+        fs::write(&kept, b"old").unwrap();
+        let fresh = dir.path().join("fresh.bin");
+        let impossible = dir.path().join("missing-folder").join("x.bin");
+        let files = [
+            (kept.clone(), &b"new"[..]),
+            (impossible, &b"x"[..]),
+            (fresh.clone(), &b"fresh"[..]),
+        ];
+        let err = write_all_atomic(&files).unwrap_err();
+        assert!(err.to_string().contains("missing-folder"), "{err}");
+        assert_eq!(fs::read(&kept).unwrap(), b"old", "nothing is replaced");
+        assert!(!fresh.exists(), "nothing is created");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file is left");
+        write_all_atomic(&[(kept.clone(), &b"new"[..]), (fresh.clone(), &b"fresh"[..])]).unwrap();
+        assert_eq!(fs::read(&kept).unwrap(), b"new");
+        assert_eq!(fs::read(&fresh).unwrap(), b"fresh");
+    }
 
     #[test]
     fn replaces_whole_file_and_leaves_no_temp() {

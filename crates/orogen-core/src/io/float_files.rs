@@ -249,6 +249,8 @@ pub fn decode_tiff(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
     let unreadable = |e: tiff::TiffError| invalid(format!("not a readable TIFF heightmap: {e}"));
     let mut limits = Limits::default();
     limits.decoding_buffer_size = MAX_DECODE_BYTES as usize;
+    // Other tools write a large uncompressed map as one strip.
+    limits.intermediate_buffer_size = MAX_DECODE_BYTES as usize;
     let mut decoder = Decoder::new(Cursor::new(bytes))
         .map_err(unreadable)?
         .with_limits(limits);

@@ -4,11 +4,13 @@
 //!   PNG encoding and decoding, the 8-bit preview;
 //! - [`float_files`]: 32-bit float OpenEXR and TIFF with true heights, written and read;
 //! - [`engine_sizes`]: the map sizes Unity and Unreal accept;
+//! - [`engines`]: engine profiles, their sizes, tile names and import numbers;
 //! - [`sidecar`]: `heightmap.json`, its schema and its finder;
 //! - [`atomic`] and [`bundle`]: an export's files written together, each
 //!   atomically;
 //! - [`tiled_export`]: the map cut into border-sharing tiles;
-//! - [`mesh_export`]: the terrain as a glTF binary or a Wavefront OBJ.
+//! - [`mesh_export`]: the terrain as a glTF binary or a Wavefront OBJ;
+//! - [`png_strips`]: PNG encoding on all threads.
 //!
 //! The splat texture's files live with the splat ([`crate::splat`]).
 
@@ -19,5 +21,6 @@ pub mod engines;
 pub mod float_files;
 pub mod height_files;
 pub mod mesh_export;
+pub mod png_strips;
 pub mod sidecar;
 pub mod tiled_export;
