@@ -34,8 +34,8 @@ fi
 if command -v python3 >/dev/null 2>&1 && ! python3 -c "import PIL, OpenEXR, numpy" >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing python packages: pillow OpenEXR numpy"
-    python3 -m pip install -q pillow OpenEXR numpy ||
-      python3 -m pip install -q --break-system-packages pillow OpenEXR numpy
+    python3 -m pip install -q --retries 5 --timeout 60 pillow OpenEXR numpy ||
+      python3 -m pip install -q --retries 5 --timeout 60 --break-system-packages pillow OpenEXR numpy
   else
     echo "note: missing python packages pillow, OpenEXR or numpy; the outside-readers test will skip them (run as root to install)" >&2
   fi
