@@ -8,7 +8,8 @@ use super::{Document, ERROR_RED, OK_GREEN, UiContext, WARNING_AMBER};
 use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
 use bevy_egui::egui;
 use orogen_core::flow::{ExportReport, ExportRequest, export_map};
-use orogen_core::io::height_files::{ByteOrder, ExportOptions};
+use orogen_core::io::engines::{Engine, ImportSettings};
+use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormat, HeightFormats};
 use orogen_core::params::Choice;
 use std::path::PathBuf;
 
@@ -19,6 +20,10 @@ pub struct ExportPanel {
     texture: bool,
     /// Texture side in texels (`None` = the map's own size).
     texture_side: Option<u32>,
+    /// Which whole-map height files to write, in `HeightFormat::ALL` order.
+    formats: [bool; 4],
+    /// The engine profile, if any (it sets byte order, rows and files).
+    engine: Option<Engine>,
     task: Option<Task<Result<ExportReport, String>>>,
     /// The last export's report, or why it failed.
     message: Option<Result<ExportReport, String>>,
@@ -31,6 +36,8 @@ impl Default for ExportPanel {
             options: ExportOptions::default(),
             texture: true,
             texture_side: None,
+            formats: HeightFormat::ALL.map(|f| HeightFormats::default().contains(f)),
+            engine: None,
             task: None,
             message: None,
         }
@@ -46,6 +53,35 @@ impl ExportPanel {
                 .on_hover_text("Created if missing; files are replaced atomically");
         });
         ui.horizontal(|ui| {
+            ui.label("engine");
+            let label = self.engine.map_or("none", Engine::title);
+            egui::ComboBox::from_id_salt("engine")
+                .selected_text(label)
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.engine, None, "none");
+                    for &engine in Engine::ALL {
+                        ui.selectable_value(&mut self.engine, Some(engine), engine.title());
+                    }
+                })
+                .response
+                .on_hover_text(
+                    "Export for an engine's terrain importer: it sets byte and row order, files and texture size; the map must be a size the engine imports",
+                );
+        });
+        let profile_free = self.engine.is_none();
+        ui.add_enabled_ui(profile_free, |ui| {
+            ui.horizontal(|ui| {
+                for (on, format) in self.formats.iter_mut().zip(HeightFormat::ALL) {
+                    ui.checkbox(on, format.name()).on_hover_text(format.units());
+                }
+            });
+        });
+        ui.add_enabled_ui(profile_free, |ui| self.byte_order_ui(ui));
+        self.finish_ui(ui, doc, info);
+    }
+
+    fn byte_order_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
             ui.label("r16 byte order");
             let current = self.options.byte_order;
             egui::ComboBox::from_id_salt("byte-order")
@@ -57,6 +93,9 @@ impl ExportPanel {
                 });
         });
         ui.checkbox(&mut self.options.flip_y, "flip y (rows south first, Unity)");
+    }
+
+    fn finish_ui(&mut self, ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
         ui.horizontal(|ui| {
             ui.checkbox(&mut self.texture, "texture + splat maps");
             if self.texture {
@@ -74,7 +113,7 @@ impl ExportPanel {
                 }
             }
         });
-        ui.weak("Writes heightmap.r16, heightmap.png (16-bit), a preview, recipe.ron and heightmap.json.");
+        ui.weak("Writes the chosen height files, a preview, recipe.ron and heightmap.json.");
         let ready = info.generated.output.is_some() && !info.busy && self.task.is_none();
         let button = ui
             .add_enabled(ready, egui::Button::new("Export"))
@@ -91,6 +130,9 @@ impl ExportPanel {
         match &self.message {
             Some(Ok(report)) => {
                 ui.colored_label(OK_GREEN, report.summary());
+                for line in report.engine_import.iter().flat_map(ImportSettings::lines) {
+                    ui.label(line);
+                }
                 for warning in &report.warnings {
                     ui.colored_label(WARNING_AMBER, format!("warning: {warning}"));
                 }
@@ -115,13 +157,33 @@ impl ExportPanel {
         let dir = PathBuf::from(folder);
         let map = output.map.clone();
         let recipe = recipe.clone();
+        let chosen: Vec<HeightFormat> = HeightFormat::ALL
+            .into_iter()
+            .zip(self.formats)
+            .filter_map(|(format, on)| on.then_some(format))
+            .collect();
+        if chosen.is_empty() && self.engine.is_none() {
+            self.message = Some(Err("choose at least one height file format".into()));
+            return;
+        }
         let request = ExportRequest {
             options: self.options.clone(),
+            formats: HeightFormats::of(&chosen),
             texture: self.texture.then(|| {
                 let side = self.texture_side.map(|s| s as usize);
                 side.map_or((map.width(), map.height()), |s| (s, s))
             }),
             ..ExportRequest::default()
+        };
+        let request = match self.engine {
+            Some(engine) => match request.for_engine(engine, map.width(), map.height()) {
+                Ok(request) => request,
+                Err(message) => {
+                    self.message = Some(Err(message));
+                    return;
+                }
+            },
+            None => request,
         };
         self.message = None;
         // The same flow as `orogen generate`: the same files, the same
