@@ -239,7 +239,7 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         .map(|mib| mib << 20)
         .unwrap_or_else(default_memory_limit);
     check_runnable(&mut recipe, limit, "raise it with --memory-limit")?;
-    let request = export_request(args, &recipe)?;
+    let request = export_request(args, &recipe, engine)?;
 
     let progress = progress_bar(recipe.stages.len() as u64);
     let mut on_stage = |i: usize, _n: usize| {
@@ -309,7 +309,11 @@ fn snap_to_engine(recipe: &mut Recipe, engine: Engine) {
 
 /// The export the arguments ask for, checked against the final map size
 /// before generating, so bad values cost nothing and write nothing.
-fn export_request(args: &GenerateArgs, recipe: &Recipe) -> Result<ExportRequest, String> {
+fn export_request(
+    args: &GenerateArgs,
+    recipe: &Recipe,
+    engine: Option<Engine>,
+) -> Result<ExportRequest, String> {
     let (w, h) = (recipe.width as usize, recipe.height as usize);
     let formats = args
         .formats
@@ -347,7 +351,7 @@ fn export_request(args: &GenerateArgs, recipe: &Recipe) -> Result<ExportRequest,
         mesh,
         engine: None,
     };
-    match args.engine.as_deref().map(Engine::parse).transpose()? {
+    match engine {
         Some(engine) => request.for_engine(engine, w, h),
         None => Ok(request),
     }
