@@ -23,14 +23,14 @@ fn whole_default(c: &mut Criterion) {
                 let out = generate(&recipe, None).unwrap();
                 let splat = render_splat(
                     &out.map,
-                    recipe.cell_size,
+                    recipe.cell_size(),
                     &recipe.tiles,
                     &images,
                     texture,
                     texture,
                 )
                 .expect("the default tiles paint");
-                let mesh = build_mesh(&out.map, recipe.cell_size, 1.0, 1025);
+                let mesh = build_mesh(&out.map, recipe.cell_size(), 1.0, 1025);
                 black_box((splat.rgb.len(), mesh.positions.len()))
             })
         });

@@ -33,14 +33,16 @@ fn stage_cases() -> Vec<(&'static str, Stage)> {
             "blur-r1",
             Stage::Blur(Blur {
                 passes: 1,
-                radius: 1,
+                width: 3.0,
+                ..Blur::default()
             }),
         ),
         (
             "blur-r8",
             Stage::Blur(Blur {
                 passes: 1,
-                radius: 8,
+                width: 17.0,
+                ..Blur::default()
             }),
         ),
         (

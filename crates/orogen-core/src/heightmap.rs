@@ -218,12 +218,14 @@ impl Heightmap {
             0.0
         };
         let mut out = Heightmap::new(width, height);
-        for y in 0..height {
-            for x in 0..width {
-                let v = self.sample_bilinear(x as f32 * sx, y as f32 * sy);
-                out.set(x, y, v);
-            }
-        }
+        out.data
+            .par_chunks_mut(width)
+            .enumerate()
+            .for_each(|(y, row)| {
+                for (x, cell) in row.iter_mut().enumerate() {
+                    *cell = self.sample_bilinear(x as f32 * sx, y as f32 * sy);
+                }
+            });
         out
     }
 }

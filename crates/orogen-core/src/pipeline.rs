@@ -75,7 +75,7 @@ struct Header {
     width: u32,
     height: u32,
     seed: u64,
-    cell_size: u32,
+    extent: (u32, u32),
     base_dir: Option<PathBuf>,
 }
 
@@ -133,7 +133,7 @@ impl Pipeline {
             width: recipe.width,
             height: recipe.height,
             seed: recipe.seed,
-            cell_size: recipe.cell_size.to_bits(),
+            extent: (recipe.extent.x.to_bits(), recipe.extent.y.to_bits()),
             base_dir: self.base_dir.clone(),
         }
     }
@@ -168,7 +168,7 @@ impl Pipeline {
                 let mut ctx = StageContext {
                     rng: stage_rng(recipe.seed, index),
                     base_dir: self.base_dir.clone(),
-                    cell_size: recipe.cell_size,
+                    cell_size: recipe.cell_size(),
                 };
                 entry
                     .stage

@@ -1,4 +1,11 @@
-//! The recipe: size, seed and an ordered list of stages. Saved as RON.
+//! The recipe: a world (its extent in world units), how densely it is
+//! sampled (the map size), a seed, an ordered list of stages. Saved as RON.
+//!
+//! Lengths in stages are world units or fractions of the extent, so the
+//! same recipe at 129² or 8193² describes the same landscape; a larger
+//! size only adds detail. Recipes of the older cell-based format
+//! (`width`, `height`, `cell_size`) load as the world they sampled,
+//! extent `(w − 1)·cell_size`, see [`crate::recipe_legacy`].
 
 use crate::params::{ParamError, ParamVisitor, Params, validate};
 use crate::splat::TileSet;
@@ -31,23 +38,55 @@ impl StageEntry {
     }
 }
 
-/// A map's whole description: size, seed, cell size, stages, texture tiles.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The world's size in world units, west to east (`x`) and north to
+/// south (`y`). Heights are world units too.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Recipe {
+pub struct Extent {
+    /// West to east, world units.
+    pub x: f32,
+    /// North to south, world units.
+    pub y: f32,
+}
+
+impl Extent {
+    /// The longer side: noise frequencies and the diamond-square lattice
+    /// are fractions of it.
+    pub fn longer(&self) -> f32 {
+        self.x.max(self.y)
+    }
+}
+
+/// How densely the world is sampled: cells west to east and north to south.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Size {
     /// Cells west to east.
     pub width: u32,
     /// Cells north to south.
     pub height: u32,
+}
+
+/// A map's whole description: the world, its sampling, seed, stages and
+/// texture tiles.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RecipeFile", into = "RecipeFile")]
+pub struct Recipe {
+    /// Cells west to east (the sampling, not the world).
+    pub width: u32,
+    /// Cells north to south.
+    pub height: u32,
+    /// The world the cells sample, in world units.
+    pub extent: Extent,
     /// Master seed; each stage's stream derives from it and the stage's index.
     pub seed: u64,
-    /// World units between neighbouring cells (heights are world units too).
-    pub cell_size: f32,
     /// The stages, run in order from a flat map at height 0.
     pub stages: Vec<StageEntry>,
     /// Texture layers and their height bands (absent = the default tiles).
-    #[serde(default)]
     pub tiles: TileSet,
+    /// Set when the file was in the cell-based format and was converted
+    /// on load (not saved; saving writes the world format).
+    pub converted_from_cells: bool,
 }
 
 impl Default for Recipe {
@@ -55,11 +94,92 @@ impl Default for Recipe {
         Self {
             width: 513,
             height: 513,
+            extent: Extent { x: 512.0, y: 512.0 },
             seed: 1,
-            cell_size: 1.0,
             stages: Vec::new(),
             tiles: TileSet::default(),
+            converted_from_cells: false,
         }
+    }
+}
+
+/// The recipe as written in a file: the world format (`extent`, `size`)
+/// or the older cell-based one (`width`, `height`, `cell_size`).
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecipeFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    extent: Option<Extent>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    size: Option<Size>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    width: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    height: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cell_size: Option<f32>,
+    seed: u64,
+    stages: Vec<StageEntry>,
+    #[serde(default)]
+    tiles: TileSet,
+}
+
+impl From<Recipe> for RecipeFile {
+    fn from(r: Recipe) -> Self {
+        RecipeFile {
+            extent: Some(r.extent),
+            size: Some(Size {
+                width: r.width,
+                height: r.height,
+            }),
+            width: None,
+            height: None,
+            cell_size: None,
+            seed: r.seed,
+            stages: r.stages,
+            tiles: r.tiles,
+        }
+    }
+}
+
+impl TryFrom<RecipeFile> for Recipe {
+    type Error = String;
+
+    fn try_from(f: RecipeFile) -> Result<Self, String> {
+        let legacy = f.width.is_some() || f.height.is_some() || f.cell_size.is_some();
+        let mut recipe = Recipe {
+            width: 0,
+            height: 0,
+            extent: Extent { x: 0.0, y: 0.0 },
+            seed: f.seed,
+            stages: f.stages,
+            tiles: f.tiles,
+            converted_from_cells: legacy,
+        };
+        match (f.extent, f.size, legacy) {
+            (Some(extent), Some(size), false) => {
+                recipe.extent = extent;
+                recipe.width = size.width;
+                recipe.height = size.height;
+            }
+            (None, None, true) => {
+                let (Some(width), Some(height)) = (f.width, f.height) else {
+                    return Err("a cell-based recipe needs both width and height".into());
+                };
+                let cell_size = f.cell_size.unwrap_or(1.0);
+                crate::recipe_legacy::convert(&mut recipe, width, height, cell_size)?;
+            }
+            (_, _, true) => {
+                return Err(
+                    "give either extent and size, or the older width, height and cell_size, not both"
+                        .into(),
+                );
+            }
+            (None, _, false) => return Err("missing field `extent` (the world's size in world units, e.g. extent: (x: 1024.0, y: 1024.0))".into()),
+            (_, None, false) => return Err("missing field `size` (the sampling in cells, e.g. size: (width: 513, height: 513))".into()),
+        }
+        crate::recipe_legacy::convert_cell_fields(&mut recipe)?;
+        Ok(recipe)
     }
 }
 
@@ -87,23 +207,29 @@ struct Header<'a>(&'a mut Recipe);
 
 impl Params for Header<'_> {
     fn visit(&mut self, v: &mut dyn ParamVisitor) {
-        v.int(
-            "width",
-            &mut self.0.width,
-            MIN_SIDE..=MAX_SIDE,
-            "Cells west to east.",
+        v.float(
+            "extent.x",
+            &mut self.0.extent.x,
+            0.001..=100_000_000.0,
+            "The world's size west to east, in world units. Lengths in the stages are world units or fractions of this.",
+        );
+        v.float(
+            "extent.y",
+            &mut self.0.extent.y,
+            0.001..=100_000_000.0,
+            "The world's size north to south, in world units.",
         );
         v.int(
-            "height",
+            "size.width",
+            &mut self.0.width,
+            MIN_SIDE..=MAX_SIDE,
+            "Cells west to east: how densely the world is sampled. More cells add detail, not land.",
+        );
+        v.int(
+            "size.height",
             &mut self.0.height,
             MIN_SIDE..=MAX_SIDE,
             "Cells north to south.",
-        );
-        v.float(
-            "cell_size",
-            &mut self.0.cell_size,
-            0.001..=10_000.0,
-            "World units between neighbouring cells.",
         );
     }
 }
@@ -134,6 +260,7 @@ impl Recipe {
     /// Checks every range and relation; the error names the field.
     pub fn validate(&mut self) -> Result<(), ParamError> {
         validate(&mut Header(self), "")?;
+        self.check_square_cells()?;
         for (i, entry) in self.stages.iter_mut().enumerate() {
             let prefix = format!("stages[{i}]({})", entry.stage.kind());
             validate(&mut entry.stage, &prefix)?;
@@ -141,10 +268,58 @@ impl Recipe {
         self.tiles.validate()
     }
 
+    /// Cells are square: the size must sample both sides of the extent at
+    /// the same spacing, within half a cell.
+    fn check_square_cells(&self) -> Result<(), ParamError> {
+        let cell = self.cell_size();
+        let rows = self.extent.y / cell;
+        if (rows - (self.height - 1) as f32).abs() > 0.5 {
+            let (w, h) = self.sampling_for(self.width.max(self.height));
+            return Err(ParamError {
+                path: "size".into(),
+                message: format!(
+                    "{}x{} does not sample the {}x{} extent with square cells; try {w}x{h}",
+                    self.width, self.height, self.extent.x, self.extent.y
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Clamps the header into range (for the viewer); stages clamp through
     /// [`crate::params::clamp_all`].
     pub fn header_params(&mut self) -> impl Params + '_ {
         Header(self)
+    }
+
+    /// World units between neighbouring cells: the extent over the
+    /// sampling.
+    pub fn cell_size(&self) -> f32 {
+        self.extent.x / (self.width.max(2) - 1) as f32
+    }
+
+    /// The size (width, height) that samples this world with `side` cells
+    /// along its longer side and square cells.
+    pub fn sampling_for(&self, side: u32) -> (u32, u32) {
+        let side = side.clamp(MIN_SIDE, MAX_SIDE);
+        let other = |long: f32, short: f32| {
+            (((side - 1) as f32 * short / long).round() as u32 + 1).clamp(MIN_SIDE, MAX_SIDE)
+        };
+        if self.extent.x >= self.extent.y {
+            (side, other(self.extent.x, self.extent.y))
+        } else {
+            (other(self.extent.y, self.extent.x), side)
+        }
+    }
+
+    /// The same world sampled with `side` cells along its longer side.
+    pub fn resampled(&self, side: u32) -> Recipe {
+        let (width, height) = self.sampling_for(side);
+        Recipe {
+            width,
+            height,
+            ..self.clone()
+        }
     }
 
     /// Number of cells, `width * height`.

@@ -31,6 +31,28 @@ pub fn recipe_reference_markdown() -> String {
          absent (and left out of saved recipes while off); unknown fields, wrong types,\n\
          non-finite numbers, out-of-range values and `min > max` are refused with\n\
          one line naming the field.\n\n\
+         ## The world and its sampling\n\n\
+         A recipe describes a world: `extent: (x: 1024.0, y: 1024.0)` is its size\n\
+         in world units, and `size: (width: 513, height: 513)` only how densely it\n\
+         is sampled (cells are square, `extent.x / (width − 1)` units wide). Every\n\
+         length in a stage is in world units (hill radii, blur width, erosion\n\
+         lengths at its `simulation_size`) or a fraction of the extent (noise\n\
+         frequency, hill-feature sizes, the diamond-square lattice), and random\n\
+         values are keyed by place, so the same recipe at 129² or 8193² makes the\n\
+         same landscape and a larger size only adds detail.\n\n\
+         Counts: a hills-and-pits layer's `count` is the number of caps over the\n\
+         whole world (a density per world area; it does not change with the\n\
+         sampling); hill features' `frequency` is per world too. Erosion's\n\
+         `droplets` hold at its `simulation_size`: a coarser map (a preview) gets\n\
+         droplets scaled by its area in cells, and lifetime and brush by length;\n\
+         a finer map gets the change simulated at `simulation_size`,\n\
+         interpolated.\n\n\
+         Older recipes with `width`, `height` and `cell_size` still load: the\n\
+         world is `(width − 1)·cell_size` by `(height − 1)·cell_size`, hill radii\n\
+         become `R·cell_size` (and `h / cell_size²`, so peaks keep their height),\n\
+         a blur's `radius: r` (cells) becomes `width: (2r + 1)·cell_size`, and\n\
+         erosion's `simulation_size` is the old map's longer side. orogen says\n\
+         once that it converted them; saving writes the world format.\n\n\
          ## Recipe\n\n",
     );
     let mut recipe = Recipe::default();

@@ -18,7 +18,7 @@ fn run_with_threads(threads: usize, name: &str) -> (Vec<u32>, Vec<u8>) {
         let bits = out.map.data().iter().map(|v| v.to_bits()).collect();
         let (images, _) = TileImages::load(&recipe.tiles, None);
         let splat =
-            render_splat(&out.map, recipe.cell_size, &recipe.tiles, &images, 96, 80).unwrap();
+            render_splat(&out.map, recipe.cell_size(), &recipe.tiles, &images, 96, 80).unwrap();
         (bits, splat.rgb)
     })
 }

@@ -72,13 +72,45 @@ fn larger_h_gives_a_smoother_map() {
     );
 }
 
+/// Offsets are keyed by world place: a 257² map's points are every
+/// fourth point of the 1025² map, bit for bit, and a map stopped at a
+/// level shows that level's lattice at any size.
 #[test]
-fn non_power_sizes_are_the_crop_of_the_next_lattice() {
+fn a_coarse_map_is_the_finer_map_at_shared_points() {
+    for ds in [
+        DiamondSquare::default(),
+        DiamondSquare {
+            roughness: 0.3,
+            clamp_negatives_as_generated: true,
+            ..DiamondSquare::default()
+        },
+    ] {
+        let fine = run(&ds, 1025, 1025, 3);
+        let coarse = run(&ds, 257, 257, 3);
+        for y in 0..257 {
+            for x in 0..257 {
+                assert_eq!(coarse.get(x, y), fine.get(4 * x, 4 * y), "({x}, {y})");
+            }
+        }
+    }
+}
+
+/// Another sampling of the same world is the lattice resampled: the
+/// world's longer side spans the lattice, so a 300x200 map is the 513
+/// lattice at 512/299 steps per cell.
+#[test]
+fn non_power_sizes_sample_the_next_lattice() {
     let ds = DiamondSquare::default();
     assert_eq!(lattice_side(300), 513);
-    let big = run(&ds, 513, 513, 3);
-    let cropped = run(&ds, 300, 200, 3);
-    assert_eq!(cropped.data(), big.cropped(300, 200).data());
+    let lattice = run(&ds, 513, 513, 3);
+    let map = run(&ds, 300, 200, 3);
+    let per_cell = 512.0 / 299.0;
+    for y in 0..200 {
+        for x in 0..300 {
+            let want = lattice.sample_bilinear(x as f32 * per_cell, y as f32 * per_cell);
+            assert_eq!(map.get(x, y), want, "({x}, {y})");
+        }
+    }
 }
 
 #[test]

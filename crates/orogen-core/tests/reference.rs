@@ -4,6 +4,7 @@ use orogen_core::Heightmap;
 use orogen_core::params::Choice;
 use orogen_core::params::Span;
 use orogen_core::rng::stage_rng;
+use orogen_core::stages::blur::fractional::fractional_box_pass;
 use orogen_core::stages::blur::{self, box_blur_pass};
 use orogen_core::stages::hill_features::{
     self, Distribution, Easing, FeatureBlend, FeatureShape, HillFeatures,
@@ -49,6 +50,24 @@ proptest! {
         blur_matches_naive(w, h, r, passes, seed)?;
     }
 
+    // A box whose half-width falls between cells (a world width at some
+    // sampling): the separable sliding version against the weighted mean
+    // over every box cell, across bands of rows.
+    #[test]
+    fn fractional_blur_matches_the_weighted_box_mean(w in 1usize..30, h in 1usize..200,
+            r in 0.0f32..12.0, passes in 1usize..3, seed in any::<u64>()) {
+        let mut fast = random_map(w, h, seed);
+        let mut slow = fast.clone();
+        let mut scratch = Vec::new();
+        for _ in 0..passes {
+            fractional_box_pass(&mut fast, r, &mut scratch);
+            slow = blur::reference::fractional_box_pass(&slow, r as f64);
+        }
+        for (a, b) in fast.data().iter().zip(slow.data()) {
+            prop_assert!((a - b).abs() <= 1e-3, "fast {a} vs naive {b} at r {r}");
+        }
+    }
+
     // Tall, narrow maps: several bands of rows, so the rows a band borrows
     // from its neighbours (and the wider bands of large radii) are checked.
     #[test]
@@ -75,7 +94,8 @@ proptest! {
             HillLayer { pit: true, count: count / 2, radius: Span::new(rmin, rmin + rextra), height: Span::new(0.2, 0.4) },
         ]};
         let base = random_map(w, h, seed);
-        let caps = stage.place(w, h, &mut stage_rng(seed, 1));
+        let extent = ((w.max(2) - 1) as f32, (h.max(2) - 1) as f32);
+        let caps = stage.place(extent, 1.0, &mut stage_rng(seed, 1));
         let mut fast = base.clone();
         apply_caps(&mut fast, &caps);
         // The article's loop over every cell, with the intended d > 0 test.
@@ -131,7 +151,7 @@ fn a_hill_never_lowers_the_map_outside_its_radius() {
         }],
     };
     let mut map = Heightmap::new(64, 64);
-    let caps = stage.place(64, 64, &mut stage_rng(5, 0));
+    let caps = stage.place((63.0, 63.0), 1.0, &mut stage_rng(5, 0));
     apply_caps(&mut map, &caps);
     let s = map.stats();
     assert_eq!(s.min, 0.0, "the article's bug would push cells below zero");

@@ -312,7 +312,7 @@ fn edit_recipe(recipe: &mut Recipe, rng: &mut Rng) {
         }
         67..=70 => recipe.seed = rng.next(),
         71..=73 => {
-            recipe.cell_size = [0.001, 0.01, 1.0, 2.0, 10_000.0][rng.below(5)];
+            recipe.cell_size() = [0.001, 0.01, 1.0, 2.0, 10_000.0][rng.below(5)];
         }
         _ => edit_tiles(recipe, rng),
     }

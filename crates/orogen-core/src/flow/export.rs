@@ -179,7 +179,7 @@ pub fn export_map(
         let start = Instant::now();
         let (images, image_warnings) = TileImages::load(&recipe.tiles, base_dir);
         warnings.extend(image_warnings);
-        let splat = render_splat(map, recipe.cell_size, &recipe.tiles, &images, width, height)?;
+        let splat = render_splat(map, recipe.cell_size(), &recipe.tiles, &images, width, height)?;
         add_texture_files(&mut bundle, &splat)?;
         timings.push(("splat", millis_since(start)));
         let stats = map.stats();
@@ -194,7 +194,7 @@ pub fn export_map(
     }
     if let Some(plan) = &request.mesh {
         let start = Instant::now();
-        add_mesh(&mut bundle, map, recipe.cell_size, plan)?;
+        add_mesh(&mut bundle, map, recipe.cell_size(), plan)?;
         timings.push(("mesh", millis_since(start)));
     }
     // Unity makes one terrain of each tile: its numbers are a tile's.
@@ -203,7 +203,7 @@ pub fn export_map(
         _ => (map.width(), map.height()),
     };
     let engine_import = request.engine.map(|engine| {
-        engine.import_settings(terrain_width, terrain_height, recipe.cell_size, range)
+        engine.import_settings(terrain_width, terrain_height, recipe.cell_size(), range)
     });
     let extras = SidecarExtras {
         tiles: tiles_json,
@@ -269,7 +269,7 @@ pub fn add_sidecar(
         max_height: range.max,
         byte_order: opts.byte_order,
         flip_y: opts.flip_y,
-        cell_size: recipe.cell_size,
+        cell_size: recipe.cell_size(),
         files,
         height_files,
         tiles: extras.tiles,
@@ -373,7 +373,10 @@ mod tests {
         let data = (0..65 * 65).map(|i| (i % 11) as f32 * 2.0 - 5.0).collect();
         let map = Heightmap::from_vec(65, 65, data).expect("65x65 values");
         let recipe = Recipe {
-            cell_size: 2.0,
+            extent: crate::recipe::Extent {
+                x: 1024.0,
+                y: 1024.0,
+            },
             ..Recipe::default()
         };
         let tiles = crate::io::tiled_export::map_tile_grid(65, 65, 2).expect("65 splits in 2");

@@ -44,6 +44,17 @@ pub struct HydraulicErosion {
     pub gravity: f32,
     /// Radius in cells of the brush that spreads each step's erosion, 1..=16.
     pub brush_radius: u32,
+    /// The sampling (cells along the world's longer side) at which the
+    /// numbers above hold, and the finest erosion simulates at. A finer
+    /// map gets the change simulated at this size, interpolated; a
+    /// coarser one (a preview) scales droplets by area and lifetime and
+    /// brush by length, so every size shows the same gullies.
+    #[serde(default = "default_simulation_size")]
+    pub simulation_size: u32,
+}
+
+fn default_simulation_size() -> u32 {
+    513
 }
 
 impl Default for HydraulicErosion {
@@ -59,6 +70,7 @@ impl Default for HydraulicErosion {
             evaporation: 0.01,
             gravity: 4.0,
             brush_radius: 3,
+            simulation_size: default_simulation_size(),
         }
     }
 }
@@ -124,6 +136,12 @@ impl Params for HydraulicErosion {
             &mut self.brush_radius,
             1..=16,
             "Radius in cells over which erosion is spread.",
+        );
+        v.int(
+            "simulation_size",
+            &mut self.simulation_size,
+            17..=16_385,
+            "Cells along the world's longer side at which droplets, lifetime and brush hold. Finer maps get erosion simulated at this size and interpolated; coarser previews scale droplets by area and lifetime and brush by length.",
         );
     }
 }
@@ -365,6 +383,27 @@ impl HydraulicErosion {
         self.max_lifetime as usize + self.brush_radius as usize + 2
     }
 
+    /// The parameters for a map `side` cells along the world's longer
+    /// side, at most the simulation size: droplets scale with the area in
+    /// cells, lifetime and brush with the length, and evaporation per
+    /// step so that a droplet loses the same water over the same world
+    /// distance.
+    pub fn scaled_to(&self, side: usize) -> HydraulicErosion {
+        let design = self.simulation_size.max(3) as usize;
+        if side >= design {
+            return self.clone();
+        }
+        let q = (side.max(2) - 1) as f64 / (design - 1) as f64;
+        let length = |v: u32| ((v as f64 * q).round() as u32).max(1);
+        HydraulicErosion {
+            droplets: (self.droplets as f64 * q * q).round() as u32,
+            max_lifetime: length(self.max_lifetime),
+            brush_radius: length(self.brush_radius),
+            evaporation: (1.0 - (1.0 - self.evaporation as f64).powf(1.0 / q)) as f32,
+            ..self.clone()
+        }
+    }
+
     /// Runs and returns the material budget.
     pub fn erode(&self, map: &mut Heightmap, rng: &StageRng) -> ErosionBudget {
         let (mw, mh) = (map.width(), map.height());
@@ -598,7 +637,34 @@ impl HydraulicErosion {
 
 impl StageOp for HydraulicErosion {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
-        self.erode(map, &ctx.rng);
+        let (w, h) = (map.width(), map.height());
+        let side = w.max(h);
+        let design = self.simulation_size.max(3) as usize;
+        if side <= design {
+            self.scaled_to(side).erode(map, &ctx.rng);
+            return Ok(());
+        }
+        // Finer than the simulation: erode a copy sampled at the
+        // simulation size and add its change, interpolated, to the map.
+        let scale = (design - 1) as f32 / (side - 1) as f32;
+        let sim_w = (((w - 1) as f32 * scale).round() as usize + 1).max(2);
+        let sim_h = (((h - 1) as f32 * scale).round() as usize + 1).max(2);
+        let before = map.resized(sim_w, sim_h);
+        let mut after = before.clone();
+        self.erode(&mut after, &ctx.rng);
+        let change: Vec<f32> = after
+            .data()
+            .iter()
+            .zip(before.data())
+            .map(|(a, b)| a - b)
+            .collect();
+        let change = Heightmap::from_vec(sim_w, sim_h, change)
+            .ok_or_else(|| StageError("erosion change has the wrong size".into()))?
+            .resized(w, h);
+        map.data_mut()
+            .par_iter_mut()
+            .zip(change.data().par_iter())
+            .for_each(|(cell, d)| *cell += d);
         Ok(())
     }
 }

@@ -38,7 +38,8 @@ pub struct StageContext {
     pub rng: StageRng,
     /// Folder that relative paths in the recipe are resolved against.
     pub base_dir: Option<PathBuf>,
-    /// World units between neighbouring cells (slopes, talus angles).
+    /// World units between neighbouring cells (slopes, talus angles,
+    /// lengths given in world units).
     pub cell_size: f32,
 }
 
@@ -50,6 +51,11 @@ impl StageContext {
             base_dir: None,
             cell_size: 1.0,
         }
+    }
+
+    /// `length` world units, in cells.
+    pub fn cells(&self, length: f32) -> f32 {
+        length / self.cell_size
     }
 }
 

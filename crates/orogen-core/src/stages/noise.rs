@@ -88,7 +88,7 @@ impl Params for NoiseStage {
             "frequency",
             &mut self.frequency,
             0.01..=512.0,
-            "Base frequency: cycles across the map's longer side.",
+            "Base frequency: cycles across the world's longer side (any map size shows the same features).",
         );
         v.int(
             "octaves",
@@ -157,7 +157,10 @@ impl NoiseStage {
 impl StageOp for NoiseStage {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let width = map.width();
-        let scale = self.frequency as f64 / width.max(map.height()) as f64;
+        // Cycles across the world's longer side, whose far edge is cell
+        // `max(w, h) − 1`: the same world point gets the same noise at any
+        // sampling.
+        let scale = self.frequency as f64 / (width.max(map.height()).max(2) - 1) as f64;
         let (amplitude, offset, combine) = (self.amplitude, self.offset, self.combine);
         let finish = move |row: &mut [f32], noise: &[f32]| {
             for (cell, &n) in row.iter_mut().zip(noise) {
@@ -240,7 +243,7 @@ mod tests {
             stage.apply(&mut map, &mut ctx).expect("noise runs");
             let seed = stage_rng(5, 0).next_u32();
             let function = noise.function(seed);
-            let scale = stage.frequency as f64 / 17.0;
+            let scale = stage.frequency as f64 / 16.0;
             for (x, y) in [(0, 0), (3, 4), (16, 8)] {
                 let want = function.get([x as f64 * scale, y as f64 * scale]) as f32;
                 assert_eq!(map.get(x, y), want, "{kind:?} at ({x},{y})");

@@ -1,10 +1,15 @@
 //! Random values (ALGORITHMS §1): independent uniform values per cell.
+//!
+//! A cell's value is keyed by its place on the world lattice
+//! ([`crate::place_rng`]), so a cell that two map sizes share gets the
+//! same value at both, and any window can be filled alone.
 
 use super::combine::{COMBINE_HELP, Combine};
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params, Span, visit_choice};
-use crate::rng::{at_word, range_f32};
+use crate::place_rng::{PlaceKey, world_coordinate, world_steps_per_cell};
+use crate::rng::unit_from_word;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -44,16 +49,17 @@ impl StageOp for RandomValues {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let width = map.width();
         let (low, high) = (self.values.min, self.values.max);
-        let base = ctx.rng.clone();
-        // Row y reads words y*width.. of the stage stream: the same numbers
-        // whatever the thread count.
+        let key = PlaceKey::of_stage(&ctx.rng);
+        let steps = world_steps_per_cell(width.max(map.height()));
+        let columns: Vec<u32> = (0..width).map(|x| world_coordinate(x, steps)).collect();
         map.data_mut()
             .par_chunks_mut(width)
             .enumerate()
             .for_each(|(y, row)| {
-                let mut rng = at_word(&base, (y * width) as u128);
-                for cell in row {
-                    *cell = self.combine.apply(*cell, range_f32(&mut rng, low, high));
+                let wy = world_coordinate(y, steps);
+                for (cell, &wx) in row.iter_mut().zip(&columns) {
+                    let value = low + (high - low) * unit_from_word(key.word(0, wx, wy));
+                    *cell = self.combine.apply(*cell, value);
                 }
             });
         Ok(())

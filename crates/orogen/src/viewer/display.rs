@@ -51,7 +51,7 @@ pub fn build_display(
     let stats = map.stats();
 
     let mesh_start = Instant::now();
-    let mesh_data = build_mesh(&map, recipe.cell_size, 1.0, MAX_MESH_SIDE);
+    let mesh_data = build_mesh(&map, recipe.cell_size(), 1.0, MAX_MESH_SIDE);
     let decimated = mesh_data.is_decimated(&map);
     let (mesh_columns, mesh_rows) = (mesh_data.columns, mesh_data.rows);
     let mesh = to_bevy_mesh(mesh_data);
@@ -68,7 +68,7 @@ pub fn build_display(
     let effective_tiles = tiles.effective(stats.min, stats.max);
     let texture_start = Instant::now();
     let (tex_w, tex_h) = texture_size(map.width(), map.height());
-    let splat = render_splat(&map, recipe.cell_size, &tiles, &images, tex_w, tex_h)?;
+    let splat = render_splat(&map, recipe.cell_size(), &tiles, &images, tex_w, tex_h)?;
     let texture_rgba = splat.rgba();
     let texture_millis = texture_start.elapsed().as_secs_f64() * 1000.0;
 

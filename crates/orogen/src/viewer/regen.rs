@@ -279,8 +279,9 @@ mod tests {
             width: 33,
             height: 33,
             seed,
-            cell_size: 1.0,
+            extent: orogen_core::recipe::Extent { x: 32.0, y: 32.0 },
             tiles: TileSet::default(),
+            converted_from_cells: false,
             stages: vec![
                 StageEntry::new(Stage::RandomValues(RandomValues::default())),
                 StageEntry::new(Stage::Normalize(Normalize::default())),

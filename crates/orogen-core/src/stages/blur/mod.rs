@@ -4,29 +4,45 @@
 //! The readable definition, one mean per cell, is [`mod@reference`]; the tests
 //! hold this pass to it.
 
+pub mod fractional;
 pub mod reference;
 
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
+use fractional::fractional_box_pass;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// Box blur stage: each cell becomes the mean of its `(2r+1)²` box.
+/// Box blur stage: each cell becomes the mean of the box around it, a box
+/// of a fixed width in world units.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Blur {
     /// How many times the blur is repeated, 0..=64 (the article uses 3).
     pub passes: u32,
-    /// Half-width of the box in cells, 1..=64: 1 is the article's 3x3 mean.
-    pub radius: u32,
+    /// Width of the box in world units: 3 on cells of 1 unit is the
+    /// article's 3x3 mean; a finer sampling averages more cells over the
+    /// same width (end cells weighted by the fraction they cover).
+    #[serde(default = "unset_width")]
+    pub width: f32,
+    /// The cell-based format's half-width in cells; converted to `width`
+    /// on load and never saved.
+    #[serde(default, rename = "radius", skip_serializing)]
+    pub legacy_radius: Option<u32>,
+}
+
+/// A width the file did not give (the loader then needs `radius`).
+fn unset_width() -> f32 {
+    f32::NAN
 }
 
 impl Default for Blur {
     fn default() -> Self {
         Self {
             passes: 3,
-            radius: 1,
+            width: 3.0,
+            legacy_radius: None,
         }
     }
 }
@@ -39,20 +55,36 @@ impl Params for Blur {
             0..=64,
             "How many times the blur is repeated.",
         );
-        v.int(
-            "radius",
-            &mut self.radius,
-            1..=64,
-            "Half-width of the box: 1 = the article's 3x3 mean, r = (2r+1)².",
+        v.float(
+            "width",
+            &mut self.width,
+            0.0..=1_000_000.0,
+            "Width of the box in world units: three cells' width is the article's 3x3 mean. The same width blurs the same landscape at any map size.",
         );
     }
 }
 
+impl Blur {
+    /// The box's half-width in cells of `cell_size`: a box `width` wide
+    /// covers `width / cell_size` cells, the centre one and `r` either side.
+    pub fn radius_in_cells(&self, cell_size: f32) -> f32 {
+        (self.width / cell_size * 0.5 - 0.5).max(0.0)
+    }
+}
+
 impl StageOp for Blur {
-    fn apply(&self, map: &mut Heightmap, _: &mut StageContext) -> Result<(), StageError> {
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        let radius = self.radius_in_cells(ctx.cell_size);
+        let whole = radius.round();
         let mut scratch = Vec::new();
         for _ in 0..self.passes {
-            box_blur_pass(map, self.radius as usize, &mut scratch);
+            if (radius - whole).abs() < 1e-4 {
+                if whole >= 1.0 {
+                    box_blur_pass(map, whole as usize, &mut scratch);
+                }
+            } else {
+                fractional_box_pass(map, radius, &mut scratch);
+            }
         }
         Ok(())
     }

@@ -23,3 +23,36 @@ pub fn box_blur_pass(src: &Heightmap, r: usize) -> Heightmap {
     }
     out
 }
+
+/// One blur pass of fractional half-width `r` cells: cells within
+/// `floor(r)` weigh 1, the next ones `r − floor(r)`; the weighted mean
+/// over the cells on the map.
+pub fn fractional_box_pass(src: &Heightmap, r: f64) -> Heightmap {
+    let (w, h) = (src.width(), src.height());
+    let whole = r.floor() as isize;
+    let weight = |offset: isize| {
+        let d = offset.abs();
+        if d <= whole {
+            1.0
+        } else if d == whole + 1 {
+            r - r.floor()
+        } else {
+            0.0
+        }
+    };
+    let mut out = Heightmap::new(w, h);
+    for y in 0..h as isize {
+        for x in 0..w as isize {
+            let (mut sum, mut total) = (0.0f64, 0.0f64);
+            for yy in (y - whole - 1).max(0)..=(y + whole + 1).min(h as isize - 1) {
+                for xx in (x - whole - 1).max(0)..=(x + whole + 1).min(w as isize - 1) {
+                    let wgt = weight(xx - x) * weight(yy - y);
+                    sum += wgt * src.get(xx as usize, yy as usize) as f64;
+                    total += wgt;
+                }
+            }
+            out.set(x as usize, y as usize, (sum / total) as f32);
+        }
+    }
+    out
+}

@@ -3,7 +3,15 @@
 //! Side `2^n + 1`; corners start at `base`; each level sets square centres
 //! (diamond phase) then edge midpoints (square phase, wrapping at the
 //! border like the article's `JudgeInSide`), and the random range shrinks
-//! by `2^-H`. Other sizes are generated at the next `2^n + 1` and cropped.
+//! by `2^-H`. The lattice spans the world's longer side; maps of another
+//! sampling are resampled from the next `2^n + 1` lattice.
+//!
+//! A point's offset is keyed by its place ([`crate::place_rng`]): the
+//! level and its coordinate on the world lattice, not a position in a
+//! stream. Level `L` is the same lattice at every size (step
+//! `(n − 1) / 2^L`), so a coarse level is identical at every size and a
+//! larger map only adds finer levels: the points of a 257² map are every
+//! fourth point of the 1025² map, bit for bit.
 //!
 //! The readable definition, point by point, is [`mod@reference`]; the tests
 //! require this version to give the same bits.
@@ -14,8 +22,8 @@ use super::combine::{COMBINE_HELP, Combine};
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params, visit_choice};
-use crate::rng::{StageRng, at_word, unit_from_word};
-use rand::Rng;
+use crate::place_rng::{PlaceKey, WORLD_LEVELS};
+use crate::rng::{StageRng, unit_from_word};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -125,11 +133,11 @@ impl DiamondSquare {
         let mut range = 1.0f32;
         let mut step = period;
         let mut level = 0u32;
-        // Each (level, phase, row) reads its own words of the stream, so
-        // rows could be computed in any order with the same result.
-        let row_rng = |level: u32, phase: u32, y: usize| {
-            let word = ((level as u128 * 2 + phase as u128) * n as u128 + y as u128) * n as u128;
-            at_word(rng, word)
+        // Offsets are keyed by place, so rows can be computed in any order
+        // with the same result.
+        let place = Place {
+            key: PlaceKey::of_stage(rng),
+            shift: WORLD_LEVELS - period.trailing_zeros(),
         };
         while step > 1 {
             if self.stop_after_level.is_some_and(|stop| level >= stop) {
@@ -145,7 +153,7 @@ impl DiamondSquare {
                 let (writes, reads) = split_rows(grid, n, |y| y % step == half);
                 for_each_row(writes, n / step, |scratch, (y, row)| {
                     let count = (n - half).div_ceil(step);
-                    let (offsets, lanes) = scratch.offsets(&mut row_rng(level, 0, y), count, scale);
+                    let (offsets, lanes) = scratch.offsets(place, level, (y, half, step), count, scale);
                     let (above, below) = (reads[y - half], reads[y + half]);
                     if step == 2 {
                         lanes.diamond_pairs(row, above, below, offsets, floor);
@@ -185,7 +193,7 @@ impl DiamondSquare {
                 for_each_row(writes, n / step, |scratch, (y, row)| {
                     let first = first_column(y);
                     let count = (n - first).div_ceil(step);
-                    let (offsets, lanes) = scratch.offsets(&mut row_rng(level, 1, y), count, scale);
+                    let (offsets, lanes) = scratch.offsets(place, level, (y, first, step), count, scale);
                     let (up, down) = (wrap_back(y, half, period), wrap_forward(y, half, period));
                     let (above, below) = (reads[up], reads[down]);
                     let point = |row: &[f32], x: usize, left: usize, right: usize, offset: f32| {
@@ -277,15 +285,39 @@ struct RowScratch {
     lanes: Lanes,
 }
 
+/// Where a lattice's points sit on the world lattice.
+#[derive(Clone, Copy)]
+pub struct Place {
+    /// The stage's key.
+    pub key: PlaceKey,
+    /// Lattice index `i` is world coordinate `i << shift`.
+    pub shift: u32,
+}
+
+impl Place {
+    /// The random word of lattice point (`x`, `y`) at `level`.
+    #[inline]
+    pub fn word(self, level: u32, x: usize, y: usize) -> u32 {
+        self.key
+            .word(level, (x << self.shift) as u32, (y << self.shift) as u32)
+    }
+}
+
 impl RowScratch {
-    /// The next `count` random offsets of `rng`, uniform in ±scale/2:
-    /// the words come in one bulk fill (the same values, in the same
-    /// order, as `count` calls of `next_u32`), and the conversion is a
-    /// separate loop that vectorises.
-    fn offsets(&mut self, rng: &mut StageRng, count: usize, scale: f32) -> (&[f32], &mut Lanes) {
+    /// The random offsets, uniform in ±scale/2, of `count` points of row
+    /// `y` at x = `first + k·step`: the words come from their places,
+    /// and the conversion is a separate loop that vectorises.
+    fn offsets(
+        &mut self,
+        place: Place,
+        level: u32,
+        (y, first, step): (usize, usize, usize),
+        count: usize,
+        scale: f32,
+    ) -> (&[f32], &mut Lanes) {
         self.words.clear();
-        self.words.resize(count, 0);
-        rng.fill(&mut self.words[..]);
+        self.words
+            .extend((0..count).map(|k| place.word(level, first + k * step, y)));
         self.offsets.clear();
         self.offsets.extend(
             self.words
@@ -508,10 +540,26 @@ impl StageOp for DiamondSquare {
             return Ok(());
         }
         let grid = self.lattice(side, &ctx.rng);
+        // The lattice spans the world's longer side: a map cell is this
+        // many lattice steps (1 when the longer side has `side` cells).
+        let per_cell = (side - 1) as f32 / (w.max(h) - 1) as f32;
+        if per_cell == 1.0 {
+            for y in 0..h {
+                let src = &grid[y * side..y * side + w];
+                let dst = &mut map.data_mut()[y * w..(y + 1) * w];
+                self.combine.merge(dst, src);
+            }
+            return Ok(());
+        }
+        let lattice = Heightmap::from_vec(side, side, grid)
+            .ok_or_else(|| StageError("diamond-square lattice has the wrong size".into()))?;
+        let mut row_values = vec![0.0f32; w];
         for y in 0..h {
-            let src = &grid[y * side..y * side + w];
+            for (x, v) in row_values.iter_mut().enumerate() {
+                *v = lattice.sample_bilinear(x as f32 * per_cell, y as f32 * per_cell);
+            }
             let dst = &mut map.data_mut()[y * w..(y + 1) * w];
-            self.combine.merge(dst, src);
+            self.combine.merge(dst, &row_values);
         }
         Ok(())
     }

@@ -21,11 +21,14 @@ use serde::{Deserialize, Serialize};
 pub struct HillLayer {
     /// A pit layer digs (negative `h`).
     pub pit: bool,
-    /// How many hills (or pits) the layer places, centred anywhere on the map.
+    /// How many hills (or pits) the layer places over the whole world,
+    /// centred anywhere on it: a count per world, the same at every map
+    /// size.
     pub count: u32,
-    /// Radius `R` in cells, uniform in `[min, max)`.
+    /// Radius `R` in world units, uniform in `[min, max)`.
     pub radius: Span,
-    /// Height factor `h`, uniform in `[min, max)`; the peak is `h * R²`.
+    /// Height factor `h`, uniform in `[min, max)`; the peak is `h * R²`
+    /// (R in world units).
     pub height: Span,
 }
 
@@ -54,7 +57,8 @@ impl HillLayer {
     }
 
     /// A layer of small hills (orogen's; the article's "a few more small
-    /// hills" gives no numbers): 80 caps of radius 3..7 cells, `h` 0.2..0.4.
+    /// hills" gives no numbers): 80 caps of radius 3..7 world units, `h`
+    /// 0.2..0.4.
     pub fn small_hills() -> Self {
         Self {
             pit: false,
@@ -82,19 +86,19 @@ impl Params for HillLayer {
             "count",
             &mut self.count,
             0..=1_000_000,
-            "How many hills (or pits) this layer places.",
+            "How many hills (or pits) this layer places over the whole world; a larger map size samples the same hills more finely.",
         );
         v.span(
             "radius",
             &mut self.radius,
-            0.5..=4096.0,
-            "Radius R in cells, uniform in [min, max).",
+            0.001..=1_000_000.0,
+            "Radius R in world units, uniform in [min, max).",
         );
         v.span(
             "height",
             &mut self.height,
             0.0..=1000.0,
-            "Height factor h, uniform in [min, max); the peak is h·R² (0.3 with R = 20 gives 120).",
+            "Height factor h, uniform in [min, max); the peak is h·R², R in world units (0.3 with R = 20 gives 120).",
         );
     }
 }
@@ -137,21 +141,27 @@ pub struct Cap {
 }
 
 impl HillsAndPits {
-    /// Draws every cap, layer by layer, in a fixed order.
-    pub fn place(&self, width: usize, height: usize, rng: &mut StageRng) -> Vec<Cap> {
+    /// Draws every cap, layer by layer, in a fixed order, in world units
+    /// over a world of `extent` (x, y), and returns them in cells of
+    /// `cell_size`: the draws do not depend on the sampling, so every map
+    /// size gets the same hills.
+    pub fn place(&self, extent: (f32, f32), cell_size: f32, rng: &mut StageRng) -> Vec<Cap> {
         let mut caps = Vec::new();
+        let to_cells = 1.0 / cell_size;
+        // h·(R² − d²) in world units is h·cell²·(R² − d²) in cells.
+        let factor_scale = cell_size * cell_size;
         for layer in &self.layers {
             let sign = if layer.pit { -1.0 } else { 1.0 };
             for _ in 0..layer.count {
-                let cx = range_f32(rng, 0.0, width as f32);
-                let cy = range_f32(rng, 0.0, height as f32);
+                let cx = range_f32(rng, 0.0, extent.0);
+                let cy = range_f32(rng, 0.0, extent.1);
                 let radius = range_f32(rng, layer.radius.min, layer.radius.max);
                 let factor = sign * range_f32(rng, layer.height.min, layer.height.max);
                 caps.push(Cap {
-                    cx,
-                    cy,
-                    radius,
-                    factor,
+                    cx: cx * to_cells,
+                    cy: cy * to_cells,
+                    radius: radius * to_cells,
+                    factor: factor * factor_scale,
                 });
             }
         }
@@ -215,7 +225,11 @@ pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) {
 
 impl StageOp for HillsAndPits {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
-        let caps = self.place(map.width(), map.height(), &mut ctx.rng);
+        let extent = (
+            (map.width() - 1) as f32 * ctx.cell_size,
+            (map.height() - 1) as f32 * ctx.cell_size,
+        );
+        let caps = self.place(extent, ctx.cell_size, &mut ctx.rng);
         apply_caps(map, &caps);
         Ok(())
     }

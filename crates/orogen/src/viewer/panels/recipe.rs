@@ -159,7 +159,7 @@ fn size_controls(ui: &mut egui::Ui, recipe: &mut Recipe) {
         ui.label("cell size")
             .on_hover_text("World units between neighbouring cells");
         ui.add(
-            egui::DragValue::new(&mut recipe.cell_size)
+            egui::DragValue::new(&mut recipe.cell_size())
                 .range(0.001..=10_000.0)
                 .speed(0.01),
         );

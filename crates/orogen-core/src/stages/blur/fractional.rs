@@ -1,0 +1,90 @@
+//! A box blur whose half-width falls between cells: the cells inside are
+//! weighted 1 and the two end cells by the fraction, so a box of a fixed
+//! width in world units blurs the same landscape at every sampling.
+//!
+//! Separable: a horizontal pass into a scratch map, then a vertical pass
+//! back, each a sliding window normalised by the weights that lie on the
+//! map (border cells average the neighbours that exist, as the integer
+//! pass does). Windows slide in f64, so long rows keep their precision.
+
+use crate::heightmap::Heightmap;
+use rayon::prelude::*;
+
+/// Rows per band of the vertical pass; fixed so results do not depend on
+/// the thread count.
+const BAND_ROWS: usize = 64;
+
+/// One pass of half-width `radius` cells (any value ≥ 0), in place.
+pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f32>) {
+    let (width, height) = (map.width(), map.height());
+    let whole = radius.floor() as usize;
+    let fraction = (radius - radius.floor()) as f64;
+    scratch.clear();
+    scratch.resize(width * height, 0.0);
+    scratch
+        .par_chunks_mut(width)
+        .zip(map.data().par_chunks(width))
+        .for_each(|(out, row)| horizontal(row, out, whole, fraction));
+    let rows = &*scratch;
+    map.data_mut()
+        .par_chunks_mut(width * BAND_ROWS)
+        .enumerate()
+        .for_each(|(band, out)| {
+            let first = band * BAND_ROWS;
+            let row = |y: usize| &rows[y * width..(y + 1) * width];
+            let mut acc = vec![0.0f64; width];
+            for y in first.saturating_sub(whole)..=(first + whole).min(height - 1) {
+                for (a, &v) in acc.iter_mut().zip(row(y)) {
+                    *a += v as f64;
+                }
+            }
+            for (k, out_row) in out.chunks_exact_mut(width).enumerate() {
+                let y = first + k;
+                let (lo, hi) = (y as isize - whole as isize, y + whole);
+                let mut weight = (hi.min(height - 1) as isize - lo.max(0) + 1) as f64;
+                let below = (lo >= 1).then(|| row(lo as usize - 1));
+                let above = (hi + 1 < height).then(|| row(hi + 1));
+                weight += fraction * (below.is_some() as u8 + above.is_some() as u8) as f64;
+                let inv = 1.0 / weight;
+                for (x, (o, &a)) in out_row.iter_mut().zip(&acc).enumerate() {
+                    let ends = below.map_or(0.0, |r| r[x] as f64) + above.map_or(0.0, |r| r[x] as f64);
+                    *o = ((a + fraction * ends) * inv) as f32;
+                }
+                if let Some(next) = above {
+                    for (a, &v) in acc.iter_mut().zip(next) {
+                        *a += v as f64;
+                    }
+                }
+                if lo >= 0 {
+                    for (a, &v) in acc.iter_mut().zip(row(lo as usize)) {
+                        *a -= v as f64;
+                    }
+                }
+            }
+        });
+}
+
+/// The horizontal pass over one row: the weighted mean of each cell's
+/// window, `whole` full cells either side plus `fraction` of the next.
+fn horizontal(row: &[f32], out: &mut [f32], whole: usize, fraction: f64) {
+    let width = row.len();
+    let mut acc: f64 = row[..=whole.min(width - 1)].iter().map(|&v| v as f64).sum();
+    for (x, o) in out.iter_mut().enumerate() {
+        let (lo, hi) = (x as isize - whole as isize, x + whole);
+        let mut sum = acc;
+        let mut weight = (hi.min(width - 1) as isize - lo.max(0) + 1) as f64;
+        if lo >= 1 {
+            sum += fraction * row[lo as usize - 1] as f64;
+            weight += fraction;
+        }
+        if hi + 1 < width {
+            sum += fraction * row[hi + 1] as f64;
+            weight += fraction;
+            acc += row[hi + 1] as f64;
+        }
+        if lo >= 0 {
+            acc -= row[lo as usize] as f64;
+        }
+        *o = (sum / weight) as f32;
+    }
+}
