@@ -13,9 +13,10 @@ fn whole_default(c: &mut Criterion) {
         (1025, 1024, 10),
         (4097, 4096, 10),
     ] {
-        let mut recipe = presets::load("default").unwrap().unwrap();
-        recipe.width = side as u32;
-        recipe.height = side as u32;
+        let recipe = presets::load("default")
+            .unwrap()
+            .unwrap()
+            .resampled(side as u32);
         let (images, _) = TileImages::load(&recipe.tiles, None);
         group.sample_size(samples);
         group.bench_function(format!("{side}"), |b| {

@@ -4,7 +4,8 @@
 //!     cargo run --release -p orogen-core --example generate_r16 -- default terrain.r16 513
 //!
 //! Arguments: preset name or `.ron` file (default `default`), output file
-//! (default `heightmap.r16`), map side in cells (default: the recipe's).
+//! (default `heightmap.r16`), cells along the world's longer side
+//! (default: the recipe's).
 
 use orogen_core::flow::load_recipe;
 use orogen_core::io::atomic::write_atomic;
@@ -23,8 +24,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         let side: u32 = side
             .parse()
             .map_err(|_| format!("map side '{side}': expected a whole number of cells"))?;
-        recipe.width = side;
-        recipe.height = side;
+        // Only the sampling changes: the same world, more or fewer cells.
+        recipe = recipe.resampled(side);
         recipe.validate()?;
     }
 

@@ -98,8 +98,16 @@ mod tests {
             .chunks_exact(256)
             .flat_map(|row| row.windows(2).map(|w| (w[0], w[1])))
             .collect();
-        let cov = pairs.iter().map(|(a, b)| (a - 0.5) * (b - 0.5)).sum::<f64>() / pairs.len() as f64;
-        assert!((cov / (1.0 / 12.0)).abs() < 0.02, "neighbour correlation {}", cov * 12.0);
+        let cov = pairs
+            .iter()
+            .map(|(a, b)| (a - 0.5) * (b - 0.5))
+            .sum::<f64>()
+            / pairs.len() as f64;
+        assert!(
+            (cov / (1.0 / 12.0)).abs() < 0.02,
+            "neighbour correlation {}",
+            cov * 12.0
+        );
     }
 
     #[test]

@@ -300,16 +300,34 @@ impl Recipe {
 
     /// The size (width, height) that samples this world with `side` cells
     /// along its longer side and square cells.
+    /// `side` itself is kept as given (validation refuses it if out of
+    /// range); the other side is at least [`MIN_SIDE`].
     pub fn sampling_for(&self, side: u32) -> (u32, u32) {
-        let side = side.clamp(MIN_SIDE, MAX_SIDE);
         let other = |long: f32, short: f32| {
-            (((side - 1) as f32 * short / long).round() as u32 + 1).clamp(MIN_SIDE, MAX_SIDE)
+            (((side.max(1) - 1) as f32 * short / long).round() as u32 + 1).clamp(MIN_SIDE, MAX_SIDE)
         };
         if self.extent.x >= self.extent.y {
             (side, other(self.extent.x, self.extent.y))
         } else {
             (other(self.extent.y, self.extent.x), side)
         }
+    }
+
+    /// Samples the same world with `width x height` cells (validation
+    /// then checks that the cells are square).
+    pub fn set_sampling(&mut self, width: u32, height: u32) {
+        self.width = width;
+        self.height = height;
+    }
+
+    /// One line for a recipe that was read in the cell-based format.
+    pub fn conversion_note(&self) -> Option<String> {
+        self.converted_from_cells.then(|| {
+            format!(
+                "read a cell-based recipe (width, height, cell_size) as a world of {} x {} units sampled at {}x{}; lengths are now world units, and saving writes the world format (extent, size)",
+                self.extent.x, self.extent.y, self.width, self.height
+            )
+        })
     }
 
     /// The same world sampled with `side` cells along its longer side.

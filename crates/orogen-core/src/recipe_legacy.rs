@@ -19,7 +19,9 @@ pub fn convert(recipe: &mut Recipe, width: u32, height: u32, cell_size: f32) -> 
         return Err(format!("cell_size: {cell_size} must be a positive number"));
     }
     if width < 2 || height < 2 {
-        return Err(format!("width and height must be at least 2 (got {width}x{height})"));
+        return Err(format!(
+            "width and height must be at least 2 (got {width}x{height})"
+        ));
     }
     recipe.width = width;
     recipe.height = height;

@@ -58,7 +58,12 @@ mod tests {
     #[test]
     fn shared_points_of_nested_sizes() {
         let fine = Heightmap::from_vec(5, 5, (0..25).map(|v| v as f32).collect()).unwrap();
-        let coarse = Heightmap::from_vec(3, 3, vec![0.0, 2.0, 4.0, 10.0, 12.0, 14.0, 20.0, 22.0, 24.0]).unwrap();
+        let coarse = Heightmap::from_vec(
+            3,
+            3,
+            vec![0.0, 2.0, 4.0, 10.0, 12.0, 14.0, 20.0, 22.0, 24.0],
+        )
+        .unwrap();
         let (a, b) = shared_points(&coarse, &fine).unwrap();
         assert_eq!(a, b);
         assert!((pearson(&a, &b) - 1.0).abs() < 1e-12);

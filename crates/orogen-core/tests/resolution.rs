@@ -31,7 +31,9 @@ fn required(recipe: &Recipe) -> f64 {
 fn check_sizes(sizes: &[u32]) {
     let mut failures = Vec::new();
     for name in presets::names() {
-        let recipe = presets::load(name).expect("preset exists").expect("preset loads");
+        let recipe = presets::load(name)
+            .expect("preset exists")
+            .expect("preset loads");
         let large = sizes[sizes.len() - 1];
         let reference = make(&recipe, large);
         for &side in &sizes[..sizes.len() - 1] {

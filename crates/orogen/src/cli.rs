@@ -71,7 +71,8 @@ pub struct GenerateArgs {
     /// Output folder (created if missing).
     #[arg(long)]
     pub out: PathBuf,
-    /// Map size: N, WxH, or an engine preset such as unity-1025, unreal-2017.
+    /// Sampling of the recipe's world: N (cells along its longer side), WxH, or an engine
+    /// preset such as unity-1025, unreal-2017. The landscape stays the same; more cells add detail.
     #[arg(long)]
     pub size: Option<String>,
     /// Override the recipe's seed.
@@ -227,10 +228,18 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
     if let Some(engine) = engine {
         check_engine_flags(args, engine)?;
     }
+    if let Some(note) = recipe.conversion_note() {
+        eprintln!("note: {note}");
+    }
     if let Some(size) = &args.size {
+        // Only the sampling changes: the world and its landforms stay.
         let (w, h) = parse_size(size)?;
-        recipe.width = w;
-        recipe.height = h;
+        let (w, h) = if w == h && !size.contains(['x', 'X']) {
+            recipe.sampling_for(w)
+        } else {
+            (w, h)
+        };
+        recipe.set_sampling(w, h);
     } else if let Some(engine) = engine {
         snap_to_engine(&mut recipe, engine);
     }
@@ -302,8 +311,7 @@ fn snap_to_engine(recipe: &mut Recipe, engine: Engine) {
             recipe.height,
             engine.title()
         );
-        recipe.width = w;
-        recipe.height = h;
+        recipe.set_sampling(w, h);
     }
 }
 

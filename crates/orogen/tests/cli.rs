@@ -32,11 +32,9 @@ fn generate_writes_every_file_and_timings() {
     let (ok, _, stderr) = run(&[
         "generate",
         "--recipe",
-        "default",
+        &default_world_of(dir.path(), 65, 33),
         "--out",
         out.to_str().unwrap(),
-        "--size",
-        "65x33",
         "--seed",
         "9",
         "--timings",
@@ -149,11 +147,9 @@ fn formats_choose_the_height_files_and_float_files_reimport_exactly() {
     let (ok, _, stderr) = run(&[
         "generate",
         "--recipe",
-        "default",
+        &default_world_of(dir.path(), 37, 21),
         "--out",
         first.to_str().unwrap(),
-        "--size",
-        "37x21",
         "--flip-y",
         "--formats",
         "exr,tif",
@@ -218,7 +214,7 @@ fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
     let out = dir.path().join("out");
     let o = out.to_str().unwrap();
     let bad_recipe = dir.path().join("bad.ron");
-    std::fs::write(&bad_recipe, "(width: 64, height: 64, seed: 1, cell_size: 1.0, stages: [(enabled: true, stage: Blur(passes: 2, radius: 0))])").unwrap();
+    std::fs::write(&bad_recipe, "(extent: (x: 63.0, y: 63.0), size: (width: 64, height: 64), seed: 1, stages: [(enabled: true, stage: Blur(passes: 2, width: -1.0))])").unwrap();
     let typo = dir.path().join("typo.ron");
     std::fs::write(
         &typo,
@@ -243,7 +239,7 @@ fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
             o,
         ],
         &out,
-        "stages[0](blur).radius",
+        "stages[0](blur).width",
     );
     assert_refused(
         &["generate", "--recipe", typo.to_str().unwrap(), "--out", o],

@@ -312,7 +312,11 @@ fn edit_recipe(recipe: &mut Recipe, rng: &mut Rng) {
         }
         67..=70 => recipe.seed = rng.next(),
         71..=73 => {
-            recipe.cell_size() = [0.001, 0.01, 1.0, 2.0, 10_000.0][rng.below(5)];
+            let cell = [0.001, 0.01, 1.0, 2.0, 10_000.0][rng.below(5)];
+            recipe.extent = orogen_core::recipe::Extent {
+                x: (recipe.width.max(2) - 1) as f32 * cell,
+                y: (recipe.height.max(2) - 1) as f32 * cell,
+            };
         }
         _ => edit_tiles(recipe, rng),
     }

@@ -195,16 +195,15 @@ fn flipped_tiles_in_reverse_row_order_rebuild_the_flipped_whole_file() {
 #[test]
 fn generate_writes_tiles_listed_in_the_sidecar() {
     let dir = tempfile::tempdir().unwrap();
+    let world = default_world_of(dir.path(), 65, 33);
     for flip in [false, true] {
         let out = dir.path().join(format!("out-{flip}"));
         let mut args = vec![
             "generate",
             "--recipe",
-            "default",
+            &world,
             "--out",
             out.to_str().unwrap(),
-            "--size",
-            "65x33",
             "--tiles",
             "4",
             "--byte-order",
@@ -270,9 +269,8 @@ fn bad_tile_counts_are_refused_with_one_line_and_nothing_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let o = out.to_str().unwrap();
-    let base = [
-        "generate", "--recipe", "default", "--out", o, "--size", "65x33",
-    ];
+    let world = default_world_of(dir.path(), 65, 33);
+    let base = ["generate", "--recipe", &world, "--out", o];
     let with =
         |extra: &[&'static str]| -> Vec<&str> { base.iter().chain(extra).copied().collect() };
     assert_refused(

@@ -179,7 +179,14 @@ pub fn export_map(
         let start = Instant::now();
         let (images, image_warnings) = TileImages::load(&recipe.tiles, base_dir);
         warnings.extend(image_warnings);
-        let splat = render_splat(map, recipe.cell_size(), &recipe.tiles, &images, width, height)?;
+        let splat = render_splat(
+            map,
+            recipe.cell_size(),
+            &recipe.tiles,
+            &images,
+            width,
+            height,
+        )?;
         add_texture_files(&mut bundle, &splat)?;
         timings.push(("splat", millis_since(start)));
         let stats = map.stats();

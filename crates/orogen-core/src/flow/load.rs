@@ -52,8 +52,13 @@ pub fn start_from_file(recipe: &mut Recipe, file: &Path) -> Result<Vec<String>, 
     recipe
         .stages
         .insert(0, StageEntry::new(Stage::Import(stage)));
-    recipe.width = imported.width as u32;
-    recipe.height = imported.height as u32;
+    // The file's cells become the world's samples at the recipe's cell size.
+    let cell = recipe.cell_size();
+    recipe.set_sampling(imported.width as u32, imported.height as u32);
+    recipe.extent = crate::recipe::Extent {
+        x: (recipe.width.max(2) - 1) as f32 * cell,
+        y: (recipe.height.max(2) - 1) as f32 * cell,
+    };
     Ok(warnings)
 }
 

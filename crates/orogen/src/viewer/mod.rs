@@ -12,6 +12,7 @@ pub mod display;
 pub mod history;
 pub mod panels;
 pub mod regen;
+pub mod sampling;
 pub mod screenshot;
 pub mod state;
 pub mod terrain;
@@ -59,6 +60,9 @@ fn initial_recipe(args: &ViewOptions) -> Result<(Recipe, RecipeSource), String> 
     match &args.recipe {
         Some(name) => {
             let (recipe, base_dir) = load_recipe(name)?;
+            if let Some(note) = recipe.conversion_note() {
+                eprintln!("note: {name}: {note}");
+            }
             let file = presets::text(name).is_none().then(|| PathBuf::from(name));
             Ok((recipe, RecipeSource { file, base_dir }))
         }

@@ -1,16 +1,20 @@
-//! Regeneration off the main thread.
+//! Regeneration off the main thread, coarse to fine.
 //!
 //! When the recipe (tiles included) or the displayed stage change, a job
-//! on the async compute pool runs the pipeline (which re-runs only the
-//! stages from the first edited one; a tile-only edit re-runs none), then
-//! builds the display mesh, the splat texture and the previews. The main
-//! thread only swaps the results in. A newer request cancels the older
-//! job (its flag is checked between stages) and drops it, so the latest
-//! edit always wins.
+//! on the async compute pool shows the edit at a preview size first,
+//! then refines it level by level up to the display limit (257² → 513² →
+//! 1025², say; [`super::sampling`]). Each level runs its own cached
+//! pipeline (which re-runs only the stages from the first edited one; a
+//! tile-only edit re-runs none), then builds the display mesh, the splat
+//! texture and the previews, and hands them over; the main thread only
+//! swaps them in. A newer request cancels the older job (its flag is
+//! checked between stages and levels) and stops listening to it, so a
+//! finer level of an old edit never replaces a coarse level of a new one.
 //!
 //! This plugin needs no window or GPU: it works under `MinimalPlugins`.
 
 use super::display::{DisplayBuild, build_display};
+use super::sampling::PreviewSampling;
 use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
@@ -36,12 +40,13 @@ impl Plugin for RegenerationPlugin {
             .init_resource::<PendingUpload>()
             .init_resource::<RegenJob>()
             .init_resource::<SharedPipeline>()
+            .init_resource::<PreviewSampling>()
             .add_systems(Update, (start_job_on_edit, collect_finished_job).chain());
     }
 }
 
-/// State that outlives one job: the pipeline, whose per-stage cache makes
-/// re-runs cheap, and the decoded tile images. Jobs lock it while they
+/// State that outlives one job: a pipeline per sampling, whose per-stage
+/// cache makes re-runs cheap, and the decoded tile images. Jobs lock it while they
 /// run; they run one after another, so the lock is only ever waited on by
 /// a job queued behind a cancelled one.
 #[derive(Resource, Clone, Default)]
@@ -50,7 +55,9 @@ pub struct SharedPipeline(Arc<Mutex<JobCache>>);
 #[derive(Default)]
 pub(crate) struct JobCache {
     base_dir: Option<PathBuf>,
-    pipeline: Pipeline,
+    /// One pipeline per map size shown, so each level re-runs only the
+    /// edited stages; sizes no longer shown are dropped.
+    pipelines: HashMap<(u32, u32), Pipeline>,
     /// Decoded tile images by image spec (or why it could not be read),
     /// for the folder `images_dir`: adding, removing or re-pointing one
     /// tile decodes only that tile's image.
@@ -101,15 +108,30 @@ pub struct JobRequest {
     pub base_dir: Option<PathBuf>,
 }
 
+/// One level of a job, finished: its size, what it took, its display.
+pub struct LevelResult {
+    /// Cells along the world's longer side.
+    pub side: u32,
+    /// Pipeline and display build together, in milliseconds.
+    pub millis: f64,
+    pub build: Result<DisplayBuild, String>,
+}
+
 /// The job in flight, if any.
 #[derive(Resource, Default)]
 pub struct RegenJob {
-    task: Option<Task<Result<DisplayBuild, String>>>,
+    task: Option<Task<()>>,
+    /// Where the job leaves its latest finished level.
+    slot: Arc<Mutex<Option<LevelResult>>>,
     cancel: Arc<AtomicBool>,
     started: Option<Instant>,
     /// The request in flight or last finished: an edit that leads back to
     /// it (typing a value and deleting it again) starts no job.
     last_request: Option<JobRequest>,
+    /// The sides this job shows, coarse to fine.
+    pub levels: Vec<u32>,
+    /// The side on screen from this job, once its first level is in.
+    pub shown_side: Option<u32>,
     /// Jobs started so far (a test hook: superseded jobs count too).
     pub started_count: u64,
 }
@@ -124,10 +146,18 @@ impl RegenJob {
         self.task.as_ref().and(self.started.map(|s| s.elapsed()))
     }
 
+    /// The finest level this job will show.
+    pub fn target_side(&self) -> Option<u32> {
+        self.levels.last().copied()
+    }
+
     fn supersede(&mut self) {
         self.cancel.store(true, Ordering::Relaxed);
         self.task = None;
         self.started = None;
+        // A fresh slot: the old job's levels land where no one looks.
+        self.slot = Arc::default();
+        self.shown_side = None;
     }
 }
 
@@ -155,6 +185,7 @@ fn start_job_on_edit(
     recipe: Res<EditedRecipe>,
     stage: Res<DisplayedStage>,
     source: Res<RecipeSource>,
+    sampling: Res<PreviewSampling>,
     pipeline: Res<SharedPipeline>,
     mut job: ResMut<RegenJob>,
     mut generated: ResMut<Generated>,
@@ -188,22 +219,28 @@ fn start_job_on_edit(
         generated.error = None;
     }
     job.last_request = Some(request.clone());
+    let levels = sampling.levels(&request.recipe);
+    job.levels = levels.clone();
     let cancel = Arc::new(AtomicBool::new(false));
     let shared = pipeline.0.clone();
     let flag = cancel.clone();
+    let slot = job.slot.clone();
     let task = AsyncComputeTaskPool::get().spawn(async move {
         // A stage that panics must not take the viewer down (a panicking
         // task would panic again when polled on the main thread): report
         // it like any other failed generation.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_job(&shared, &request, &flag)
-        }))
-        .unwrap_or_else(|payload| {
-            Err(format!(
-                "generation failed: {}",
-                super::panic_text(payload.as_ref())
-            ))
-        })
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_levels(&shared, &request, &levels, &flag, &slot)
+        }));
+        if let Err(payload) = outcome {
+            let message = format!("generation failed: {}", super::panic_text(payload.as_ref()));
+            let side = levels.first().copied().unwrap_or_default();
+            *lock(&slot) = Some(LevelResult {
+                side,
+                millis: 0.0,
+                build: Err(message),
+            });
+        }
     });
     job.task = Some(task);
     job.cancel = cancel;
@@ -211,26 +248,75 @@ fn start_job_on_edit(
     job.started_count += 1;
 }
 
-/// Runs the pipeline and builds everything the display needs.
-fn run_job(
+/// A lock that a panicked job poisoned is still usable: the pipeline only
+/// keeps finished stages, and a slot holds whole results.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Shows the request at each level in turn, leaving each finished level
+/// in `slot`; stops at a failure or when cancelled.
+fn run_levels(
     shared: &Mutex<JobCache>,
     request: &JobRequest,
+    levels: &[u32],
+    cancel: &AtomicBool,
+    slot: &Mutex<Option<LevelResult>>,
+) {
+    let keep: Vec<(u32, u32)> = levels
+        .iter()
+        .map(|&side| {
+            let r = PreviewSampling::level_recipe(&request.recipe, side);
+            (r.width, r.height)
+        })
+        .collect();
+    lock(shared).pipelines.retain(|size, _| keep.contains(size));
+    for &side in levels {
+        if cancel.load(Ordering::Relaxed) {
+            return;
+        }
+        let start = Instant::now();
+        let recipe = PreviewSampling::level_recipe(&request.recipe, side);
+        let build = run_level(shared, request, &recipe, cancel);
+        if build.as_ref().err().is_some_and(|e| e == "cancelled") {
+            return;
+        }
+        let failed = build.is_err();
+        *lock(slot) = Some(LevelResult {
+            side,
+            millis: start.elapsed().as_secs_f64() * 1000.0,
+            build,
+        });
+        if failed {
+            return;
+        }
+    }
+}
+
+/// Runs one level's pipeline and builds everything the display needs.
+fn run_level(
+    shared: &Mutex<JobCache>,
+    request: &JobRequest,
+    recipe: &Recipe,
     cancel: &AtomicBool,
 ) -> Result<DisplayBuild, String> {
-    // A job that panicked poisons the lock; the cache is still usable
-    // because the pipeline only keeps finished stages.
-    let mut cache = shared
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut cache = lock(shared);
     if cache.base_dir != request.base_dir {
-        cache.pipeline = Pipeline::new().with_base_dir(request.base_dir.clone());
+        cache.pipelines.clear();
         cache.base_dir = request.base_dir.clone();
     }
+    let base_dir = request.base_dir.clone();
+    let pipeline = cache
+        .pipelines
+        .entry((recipe.width, recipe.height))
+        .or_insert_with(|| Pipeline::new().with_base_dir(base_dir));
     let hooks = RunHooks {
         cancel: Some(cancel),
         progress: None,
     };
-    let output = match cache.pipeline.run(&request.recipe, hooks) {
+    let output = match pipeline.run(recipe, hooks) {
         Ok(output) => output,
         Err(PipelineError::Cancelled) => return Err("cancelled".into()),
         Err(e) => return Err(e.to_string()),
@@ -238,31 +324,40 @@ fn run_job(
     if cancel.load(Ordering::Relaxed) {
         return Err("cancelled".into());
     }
-    let images = cache.tile_images(&request.recipe.tiles, request.base_dir.as_deref());
+    let images = cache.tile_images(&recipe.tiles, request.base_dir.as_deref());
     drop(cache);
-    build_display(output, &request.recipe, request.stage, images)
+    build_display(output, recipe, request.stage, images)
 }
 
 fn collect_finished_job(
     mut job: ResMut<RegenJob>,
     mut generated: ResMut<Generated>,
     mut upload: ResMut<PendingUpload>,
+    mut sampling: ResMut<PreviewSampling>,
 ) {
-    let Some(task) = job.task.as_mut() else {
+    // The task is checked before the slot: a job that has finished has
+    // left its last level there, so that level is not missed.
+    let finished = job
+        .task
+        .as_mut()
+        .is_some_and(|task| check_ready(task).is_some());
+    if finished {
+        job.task = None;
+        job.started = None;
+    }
+    let level = lock(&job.slot).take();
+    let Some(level) = level else {
         return;
     };
-    let Some(result) = check_ready(task) else {
-        return;
-    };
-    job.task = None;
-    job.started = None;
-    match result {
+    match level.build {
         Ok(build) => {
             let serial = generated.serial + 1;
             *generated = build.generated;
             generated.serial = serial;
             upload.mesh = Some(build.mesh);
             upload.image = Some(build.image);
+            job.shown_side = Some(level.side);
+            sampling.learn(level.side, level.millis);
         }
         Err(message) => generated.error = Some(message),
     }
@@ -330,6 +425,75 @@ mod tests {
         assert!(second > first);
         assert_ne!(before, shown_map_data(&app));
         assert!(app.world().resource::<PendingUpload>().mesh.is_some());
+    }
+
+    /// Updates until the job is done, returning each new generation's
+    /// (side, seed) in the order they were shown.
+    fn shown_until_done(app: &mut App) -> Vec<(usize, u64)> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut seen = Vec::new();
+        let mut serial = app.world().resource::<Generated>().serial;
+        loop {
+            assert!(Instant::now() < deadline, "job did not finish");
+            app.update();
+            let generated = app.world().resource::<Generated>();
+            assert!(generated.error.is_none(), "{:?}", generated.error);
+            if generated.serial != serial {
+                serial = generated.serial;
+                let map = generated.shown_map.as_ref().expect("a map");
+                let seed = generated.recipe.as_ref().expect("a recipe").seed;
+                seen.push((map.width(), seed));
+            }
+            if !app.world().resource::<RegenJob>().is_busy() && !seen.is_empty() {
+                // One more frame collects a level left at the very end.
+                app.update();
+                return seen;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn fixed_preview(side: u32) -> PreviewSampling {
+        PreviewSampling {
+            auto: false,
+            preview_side: side,
+            ..PreviewSampling::default()
+        }
+    }
+
+    #[test]
+    fn an_edit_shows_a_preview_first_then_refines_to_the_display_limit() {
+        let export = small_recipe(3).resampled(2049);
+        let mut app = headless_app(export.clone());
+        app.insert_resource(fixed_preview(65));
+        let seen = shown_until_done(&mut app);
+        let sides: Vec<usize> = seen.iter().map(|s| s.0).collect();
+        assert!(sides.len() >= 2, "a preview then finer levels: {sides:?}");
+        assert!(
+            sides.windows(2).all(|w| w[0] < w[1]),
+            "coarse to fine: {sides:?}"
+        );
+        assert_eq!(sides.last(), Some(&1025), "refines to the display limit");
+        // What is on screen is the export's world at 1025², exactly as a
+        // direct run of that sampling makes it.
+        let direct = Pipeline::new()
+            .run(&export.resampled(1025), RunHooks::default())
+            .map(|o| o.map.data().to_vec())
+            .unwrap_or_default();
+        assert_eq!(shown_map_data(&app), direct);
+        assert_eq!(app.world().resource::<RegenJob>().shown_side, Some(1025));
+    }
+
+    #[test]
+    fn a_finer_level_of_an_old_edit_never_replaces_a_new_edit() {
+        let mut app = headless_app(small_recipe(1).resampled(1025));
+        app.insert_resource(fixed_preview(65));
+        // Wait for the first preview of seed 1, then edit while it refines.
+        wait_for_generation(&mut app, 0);
+        app.world_mut().resource_mut::<EditedRecipe>().0.seed = 2;
+        let seen = shown_until_done(&mut app);
+        assert!(seen.iter().all(|&(_, seed)| seed == 2), "{seen:?}");
+        assert_eq!(seen.last().map(|s| s.0), Some(1025));
     }
 
     #[test]

@@ -166,7 +166,7 @@ fn upload_terrain(
         let cell = generated
             .recipe
             .as_ref()
-            .map_or(recipe.0.cell_size(), |r| r.cell_size);
+            .map_or(recipe.0.cell_size(), |r| r.cell_size());
         bounds.set_if_neq(TerrainBounds {
             half_width: (map.width() - 1) as f32 * cell * 0.5,
             half_depth: (map.height() - 1) as f32 * cell * 0.5,

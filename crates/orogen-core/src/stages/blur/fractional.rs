@@ -17,8 +17,13 @@ const BAND_ROWS: usize = 64;
 /// One pass of half-width `radius` cells (any value ≥ 0), in place.
 pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f32>) {
     let (width, height) = (map.width(), map.height());
+    // Beyond the map's size a wider window covers nothing more.
+    let radius = radius.min(width.max(height) as f32);
     let whole = radius.floor() as usize;
     let fraction = (radius - radius.floor()) as f64;
+    // Each band starts by summing its first window (2r + 1 rows): bands
+    // several windows tall keep that a small share at large radii.
+    let band_rows = BAND_ROWS.max(4 * whole);
     scratch.clear();
     scratch.resize(width * height, 0.0);
     scratch
@@ -27,10 +32,10 @@ pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f
         .for_each(|(out, row)| horizontal(row, out, whole, fraction));
     let rows = &*scratch;
     map.data_mut()
-        .par_chunks_mut(width * BAND_ROWS)
+        .par_chunks_mut(width * band_rows)
         .enumerate()
         .for_each(|(band, out)| {
-            let first = band * BAND_ROWS;
+            let first = band * band_rows;
             let row = |y: usize| &rows[y * width..(y + 1) * width];
             let mut acc = vec![0.0f64; width];
             for y in first.saturating_sub(whole)..=(first + whole).min(height - 1) {
@@ -47,7 +52,8 @@ pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f
                 weight += fraction * (below.is_some() as u8 + above.is_some() as u8) as f64;
                 let inv = 1.0 / weight;
                 for (x, (o, &a)) in out_row.iter_mut().zip(&acc).enumerate() {
-                    let ends = below.map_or(0.0, |r| r[x] as f64) + above.map_or(0.0, |r| r[x] as f64);
+                    let ends =
+                        below.map_or(0.0, |r| r[x] as f64) + above.map_or(0.0, |r| r[x] as f64);
                     *o = ((a + fraction * ends) * inv) as f32;
                 }
                 if let Some(next) = above {

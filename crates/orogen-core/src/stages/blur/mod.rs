@@ -74,11 +74,17 @@ impl Blur {
 
 impl StageOp for Blur {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
-        let radius = self.radius_in_cells(ctx.cell_size);
+        // A box wider than the map covers the whole map either way.
+        let radius = self
+            .radius_in_cells(ctx.cell_size)
+            .min(map.width().max(map.height()) as f32);
         let whole = radius.round();
         let mut scratch = Vec::new();
         for _ in 0..self.passes {
-            if (radius - whole).abs() < 1e-4 {
+            // The fused integer pass keeps a ring of 2r + 2 rows: up to
+            // r = 64 it is the fastest; the separable pass needs no more
+            // memory at any radius.
+            if (radius - whole).abs() < 1e-4 && whole <= 64.0 {
                 if whole >= 1.0 {
                     box_blur_pass(map, whole as usize, &mut scratch);
                 }

@@ -153,7 +153,8 @@ impl DiamondSquare {
                 let (writes, reads) = split_rows(grid, n, |y| y % step == half);
                 for_each_row(writes, n / step, |scratch, (y, row)| {
                     let count = (n - half).div_ceil(step);
-                    let (offsets, lanes) = scratch.offsets(place, level, (y, half, step), count, scale);
+                    let (offsets, lanes) =
+                        scratch.offsets(place, level, (y, half, step), count, scale);
                     let (above, below) = (reads[y - half], reads[y + half]);
                     if step == 2 {
                         lanes.diamond_pairs(row, above, below, offsets, floor);
@@ -193,7 +194,8 @@ impl DiamondSquare {
                 for_each_row(writes, n / step, |scratch, (y, row)| {
                     let first = first_column(y);
                     let count = (n - first).div_ceil(step);
-                    let (offsets, lanes) = scratch.offsets(place, level, (y, first, step), count, scale);
+                    let (offsets, lanes) =
+                        scratch.offsets(place, level, (y, first, step), count, scale);
                     let (up, down) = (wrap_back(y, half, period), wrap_forward(y, half, period));
                     let (above, below) = (reads[up], reads[down]);
                     let point = |row: &[f32], x: usize, left: usize, right: usize, offset: f32| {

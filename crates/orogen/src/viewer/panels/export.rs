@@ -7,10 +7,12 @@ use super::super::state::Generated;
 use super::{Document, ERROR_RED, OK_GREEN, UiContext, WARNING_AMBER};
 use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
 use bevy_egui::egui;
+use orogen_core::Recipe;
 use orogen_core::flow::{ExportReport, ExportRequest, export_map};
 use orogen_core::io::engines::{Engine, ImportSettings};
 use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormat, HeightFormats};
 use orogen_core::params::Choice;
+use orogen_core::pipeline::generate;
 use std::path::PathBuf;
 
 pub struct ExportPanel {
@@ -119,12 +121,12 @@ impl ExportPanel {
             .add_enabled(ready, egui::Button::new("Export"))
             .on_disabled_hover_text("Wait for the terrain to finish generating");
         if button.clicked() {
-            self.start(info.generated, doc.source.base_dir.clone());
+            self.start(info.generated, &doc.recipe, doc.source.base_dir.clone());
         }
         if self.task.is_some() {
             ui.horizontal(|ui| {
                 ui.spinner();
-                ui.label("exporting…");
+                ui.label("exporting at the full export size…");
             });
         }
         match &self.message {
@@ -144,10 +146,13 @@ impl ExportPanel {
         }
     }
 
-    fn start(&mut self, generated: &Generated, base_dir: Option<PathBuf>) {
-        let (Some(output), Some(recipe)) = (&generated.output, &generated.recipe) else {
-            self.message = Some(Err("nothing generated yet".into()));
-            return;
+    /// Exports `recipe` at its full size: the map on screen when it is
+    /// that size, otherwise generated afresh in the background (the view
+    /// may show a preview).
+    fn start(&mut self, generated: &Generated, recipe: &Recipe, base_dir: Option<PathBuf>) {
+        let on_screen = match (&generated.output, &generated.recipe) {
+            (Some(output), Some(shown)) if shown == recipe => Some(output.map.clone()),
+            _ => None,
         };
         let folder = self.folder.trim();
         if folder.is_empty() {
@@ -155,8 +160,8 @@ impl ExportPanel {
             return;
         }
         let dir = PathBuf::from(folder);
-        let map = output.map.clone();
         let recipe = recipe.clone();
+        let (width, height) = (recipe.width as usize, recipe.height as usize);
         let chosen: Vec<HeightFormat> = HeightFormat::ALL
             .into_iter()
             .zip(self.formats)
@@ -171,12 +176,12 @@ impl ExportPanel {
             formats: HeightFormats::of(&chosen),
             texture: self.texture.then(|| {
                 let side = self.texture_side.map(|s| s as usize);
-                side.map_or((map.width(), map.height()), |s| (s, s))
+                side.map_or((width, height), |s| (s, s))
             }),
             ..ExportRequest::default()
         };
         let request = match self.engine {
-            Some(engine) => match request.for_engine(engine, map.width(), map.height()) {
+            Some(engine) => match request.for_engine(engine, width, height) {
                 Ok(request) => request,
                 Err(message) => {
                     self.message = Some(Err(message));
@@ -188,10 +193,17 @@ impl ExportPanel {
         self.message = None;
         // The same flow as `orogen generate`: the same files, the same
         // summary line, and its warnings shown under it.
-        self.task =
-            Some(IoTaskPool::get().spawn(async move {
-                export_map(&map, &recipe, base_dir.as_deref(), &request, &dir)
-            }));
+        self.task = Some(IoTaskPool::get().spawn(async move {
+            let map = match on_screen {
+                Some(map) => map,
+                None => {
+                    generate(&recipe, base_dir.clone())
+                        .map_err(|e| e.to_string())?
+                        .map
+                }
+            };
+            export_map(&map, &recipe, base_dir.as_deref(), &request, &dir)
+        }));
     }
 
     fn collect_finished(&mut self) {

@@ -14,6 +14,7 @@ pub mod view;
 use super::camera::FlyCamera;
 use super::history::{History, HistoryAction, apply_history_action};
 use super::regen::RegenJob;
+use super::sampling::PreviewSampling;
 use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource, UiFocus, ViewSettings};
 use bevy::camera::visibility::RenderLayers;
 use bevy::camera::{CameraOutputMode, Viewport};
@@ -51,6 +52,8 @@ pub struct Document {
     pub stage: Option<usize>,
     pub view: ViewSettings,
     pub source: RecipeSource,
+    /// Preview size and display limit (the recipe's size is the export size).
+    pub sampling: PreviewSampling,
 }
 
 /// Read-only facts and one-shot requests shared by the panels.
@@ -58,6 +61,9 @@ pub struct UiContext<'a> {
     pub generated: &'a Generated,
     pub busy: bool,
     pub busy_seconds: f32,
+    /// The side on screen, and the finest the running job will show.
+    pub shown_side: Option<u32>,
+    pub target_side: Option<u32>,
     pub can_undo: bool,
     pub can_redo: bool,
     pub history_request: Option<HistoryAction>,
@@ -106,6 +112,7 @@ struct EditedResources<'w> {
     stage: ResMut<'w, DisplayedStage>,
     view: ResMut<'w, ViewSettings>,
     source: ResMut<'w, RecipeSource>,
+    sampling: ResMut<'w, PreviewSampling>,
 }
 
 impl EditedResources<'_> {
@@ -115,6 +122,7 @@ impl EditedResources<'_> {
             stage: self.stage.0,
             view: self.view.clone(),
             source: self.source.clone(),
+            sampling: self.sampling.clone(),
         }
     }
 
@@ -125,7 +133,9 @@ impl EditedResources<'_> {
             stage,
             view,
             source,
+            sampling,
         } = doc;
+        self.sampling.set_if_neq(sampling);
         self.source.set_if_neq(source);
         self.recipe.set_if_neq(EditedRecipe(recipe));
         self.stage.set_if_neq(DisplayedStage(stage));
@@ -158,6 +168,8 @@ fn draw_panels(
         generated: &generated,
         busy: job.is_busy(),
         busy_seconds: job.elapsed().map(|d| d.as_secs_f32()).unwrap_or(0.0),
+        shown_side: job.shown_side,
+        target_side: job.target_side(),
         can_undo: history.can_undo(),
         can_redo: history.can_redo(),
         history_request: None,

@@ -80,10 +80,14 @@ impl PresetsPanel {
 /// Loads a preset name or recipe file into the document.
 fn load_named(name: &str, doc: &mut Document, file: Option<PathBuf>) -> Result<String, String> {
     let (recipe, base_dir) = load_recipe(name)?;
+    let message = match recipe.conversion_note() {
+        Some(note) => format!("loaded {name}: {note}"),
+        None => format!("loaded {name}"),
+    };
     doc.recipe = recipe;
     doc.stage = None;
     doc.source = RecipeSource { file, base_dir };
-    Ok(format!("loaded {name}"))
+    Ok(message)
 }
 
 fn save(recipe: &Recipe, path: &Path) -> Result<(), String> {

@@ -43,6 +43,7 @@ impl RecipePanel {
             }
         });
         size_controls(ui, &mut doc.recipe);
+        preview_controls(ui, doc, info);
         seed_controls(ui, &mut doc.recipe);
         ui.separator();
         self.stage_list(ui, &mut doc.recipe);
@@ -122,19 +123,47 @@ impl RecipePanel {
 
 fn size_controls(ui: &mut egui::Ui, recipe: &mut Recipe) {
     ui.horizontal(|ui| {
-        ui.label("size")
-            .on_hover_text("Cells west to east × north to south");
+        ui.label("world").on_hover_text(
+            "The world's extent in world units (west–east × north–south). \
+             Lengths in the stages are world units or fractions of this.",
+        );
+        let (mut x, mut y) = (recipe.extent.x, recipe.extent.y);
         ui.add(
-            egui::DragValue::new(&mut recipe.width)
-                .range(MIN_SIDE..=MAX_SIDE)
-                .speed(4.0),
+            egui::DragValue::new(&mut x)
+                .range(0.001..=100_000_000.0)
+                .speed(1.0),
         );
         ui.label("×");
         ui.add(
-            egui::DragValue::new(&mut recipe.height)
+            egui::DragValue::new(&mut y)
+                .range(0.001..=100_000_000.0)
+                .speed(1.0),
+        );
+        if (x, y) != (recipe.extent.x, recipe.extent.y) {
+            recipe.extent = orogen_core::recipe::Extent { x, y };
+            // Keep square cells: the height follows the new aspect.
+            let (w, h) = recipe.sampling_for(recipe.width.max(recipe.height));
+            recipe.set_sampling(w, h);
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.label("export size").on_hover_text(
+            "Cells along the world's longer side when exporting: how densely the world \
+             is sampled. More cells add detail, not land; the view shows a preview of \
+             the same landscape.",
+        );
+        let mut side = recipe.width.max(recipe.height);
+        let before = side;
+        ui.add(
+            egui::DragValue::new(&mut side)
                 .range(MIN_SIDE..=MAX_SIDE)
                 .speed(4.0),
         );
+        if side != before {
+            let (w, h) = recipe.sampling_for(side);
+            recipe.set_sampling(w, h);
+        }
+        ui.weak(format!("{}×{}", recipe.width, recipe.height));
         egui::ComboBox::from_id_salt("engine-size")
             .selected_text("engine size")
             .show_ui(ui, |ui| {
@@ -148,24 +177,49 @@ fn size_controls(ui: &mut egui::Ui, recipe: &mut Recipe) {
                             )
                             .clicked()
                         {
-                            recipe.width = side;
-                            recipe.height = side;
+                            let (w, h) = recipe.sampling_for(side);
+                            recipe.set_sampling(w, h);
                         }
                     }
                 }
             });
     });
+    ui.weak(format!("cell size {:.4} world units", recipe.cell_size()));
+}
+
+/// The preview size (automatic: the largest that regenerates within a
+/// frame) and what is on screen now.
+fn preview_controls(ui: &mut egui::Ui, doc: &mut Document, info: &UiContext) {
+    let sampling = &mut doc.sampling;
     ui.horizontal(|ui| {
-        ui.label("cell size")
-            .on_hover_text("World units between neighbouring cells");
-        ui.add(
-            egui::DragValue::new(&mut recipe.cell_size())
-                .range(0.001..=10_000.0)
-                .speed(0.01),
+        ui.label("preview").on_hover_text(
+            "An edit is shown at this size first, then refined in the background \
+             (doubling) up to the view's limit. Auto picks the largest size whose \
+             measured regeneration fits in a frame (16.7 ms).",
         );
+        ui.checkbox(&mut sampling.auto, "auto");
+        ui.add_enabled_ui(!sampling.auto, |ui| {
+            egui::ComboBox::from_id_salt("preview-side")
+                .selected_text(format!("{}²", sampling.preview_side))
+                .show_ui(ui, |ui| {
+                    for side in [65u32, 129, 257, 513, 1025] {
+                        ui.selectable_value(&mut sampling.preview_side, side, format!("{side}²"));
+                    }
+                });
+        });
+        let levels = sampling.levels(&doc.recipe);
+        let text = levels
+            .iter()
+            .map(|s| format!("{s}²"))
+            .collect::<Vec<_>>()
+            .join(" → ");
+        ui.weak(text);
     });
-    if recipe.width > 4097 || recipe.height > 4097 {
-        ui.colored_label(ERROR_RED, "Large map: regeneration may take a while.");
+    if let Some(shown) = info.shown_side {
+        ui.weak(format!(
+            "on screen: {shown}² of the {}×{} export",
+            doc.recipe.width, doc.recipe.height
+        ));
     }
 }
 

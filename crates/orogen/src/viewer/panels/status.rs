@@ -9,7 +9,12 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
     ui.horizontal_wrapped(|ui| {
         if info.busy {
             ui.spinner();
-            ui.label(format!("generating… {:.1} s", info.busy_seconds));
+            match info.target_side {
+                Some(target) => {
+                    ui.label(format!("refining to {target}²… {:.1} s", info.busy_seconds))
+                }
+                None => ui.label(format!("generating… {:.1} s", info.busy_seconds)),
+            };
             ui.separator();
         }
         let generated = info.generated;
@@ -54,9 +59,11 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
         if let Some(map) = &generated.shown_map {
             ui.label(
                 egui::RichText::new(format!(
-                    "map {}×{} · heights {:.1} to {:.1} · texture {}×{}",
-                    map.width(),
-                    map.height(),
+                    "{} · heights {:.1} to {:.1} · texture {}×{}",
+                    on_screen_text(
+                        (map.width(), map.height()),
+                        (doc.recipe.width, doc.recipe.height)
+                    ),
                     generated.shown_min,
                     generated.shown_max,
                     generated.texture_side.0,
@@ -95,6 +102,18 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
     });
 }
 
+/// Which size is on screen, and the export size when that differs.
+pub fn on_screen_text(shown: (usize, usize), export: (u32, u32)) -> String {
+    if shown == (export.0 as usize, export.1 as usize) {
+        format!("on screen {}×{} (the export size)", shown.0, shown.1)
+    } else {
+        format!(
+            "on screen {}×{} preview of the {}×{} export",
+            shown.0, shown.1, export.0, export.1
+        )
+    }
+}
+
 /// Amber for notices that are not errors.
 const NOTICE_AMBER: egui::Color32 = egui::Color32::from_rgb(235, 185, 80);
 
@@ -110,6 +129,15 @@ pub fn decimation_notice(map: (usize, usize), mesh: (usize, usize)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn on_screen_text_says_preview_or_export_size() {
+        assert_eq!(
+            on_screen_text((257, 257), (4097, 4097)),
+            "on screen 257×257 preview of the 4097×4097 export"
+        );
+        assert!(on_screen_text((513, 513), (513, 513)).contains("the export size"));
+    }
 
     #[test]
     fn decimation_notice_names_both_sizes_and_exports() {
