@@ -212,7 +212,7 @@ fn preview_controls(ui: &mut egui::Ui, doc: &mut Document, info: &UiContext) {
             .iter()
             .map(|s| format!("{s}²"))
             .collect::<Vec<_>>()
-            .join(" → ");
+            .join(" > ");
         ui.weak(text);
     });
     if let Some(shown) = info.shown_side {
