@@ -209,3 +209,29 @@ fn clamping_as_generated_never_averages_a_negative() {
         "flat cells: {flat_as_generated} clamped as generated, {flat_after} clamped afterwards"
     );
 }
+
+/// Stepping the demo through levels shows the same world at every size:
+/// level L is the same lattice at 129² and 513², so a map stopped after
+/// it has the same heights at the lattice's points, whatever the size.
+#[test]
+fn a_stopped_level_is_the_same_lattice_at_every_size() {
+    for stop in [1u32, 3, 5] {
+        let ds = DiamondSquare {
+            stop_after_level: Some(stop),
+            ..DiamondSquare::default()
+        };
+        let small = run(&ds, 129, 129, 21);
+        let large = run(&ds, 513, 513, 21);
+        let step = 128 >> stop;
+        for y in (0..129).step_by(step) {
+            for x in (0..129).step_by(step) {
+                assert_eq!(
+                    small.get(x, y),
+                    large.get(4 * x, 4 * y),
+                    "level {stop}, point ({x}, {y})"
+                );
+            }
+        }
+        assert!(roughness(&small) > 0.0, "level {stop} drew offsets");
+    }
+}
