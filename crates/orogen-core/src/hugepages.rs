@@ -16,6 +16,24 @@ pub fn huge_capacity<T>(len: usize) -> Vec<T> {
     v
 }
 
+/// A vector of `len` default values (zeros) on huge pages, cleared by all
+/// threads: for large buffers a stage or an export then fills, whose
+/// page faults and clearing would otherwise fall on one thread.
+pub fn zeroed_in_parallel<T: Copy + Default + Send>(len: usize) -> Vec<T> {
+    use rayon::prelude::*;
+    let mut v = huge_capacity(len);
+    v.spare_capacity_mut()[..len]
+        .par_chunks_mut(1 << 16)
+        .for_each(|chunk| {
+            for x in chunk {
+                x.write(T::default());
+            }
+        });
+    // SAFETY: the chunks cover all `len` values and each one is written.
+    unsafe { v.set_len(len) };
+    v
+}
+
 /// Below this, huge pages cannot help.
 const HUGE_PAGE: usize = 2 << 20;
 

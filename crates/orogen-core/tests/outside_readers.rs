@@ -33,7 +33,7 @@ fn write_all_formats() -> (tempfile::TempDir, Vec<f32>, Vec<u16>) {
     };
     let opts = ExportOptions::default();
     let formats = HeightFormats::parse("r16,png,exr,tif").unwrap();
-    let (bundle, range) = heightmap_bundle(&map, &recipe, &opts, formats).unwrap();
+    let (mut bundle, range) = heightmap_bundle(&map, &recipe, &opts, formats).unwrap();
     let dir = tempfile::tempdir().unwrap();
     bundle.write_to(dir.path()).unwrap();
     (dir, data, quantize(&map, range))

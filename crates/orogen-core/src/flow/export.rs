@@ -2,7 +2,7 @@
 //! written together into one folder, each atomically.
 
 use crate::heightmap::Heightmap;
-use crate::io::bundle::ExportBundle;
+use crate::io::bundle::{ExportBundle, WritingFile, prepare_dir, start_writing};
 use crate::io::engines::{Engine, ImportSettings};
 use crate::io::float_files::{encode_exr, encode_tiff_f32};
 use crate::io::height_files::{
@@ -126,35 +126,81 @@ pub fn heightmap_bundle(
     opts: &ExportOptions,
     formats: HeightFormats,
 ) -> Result<(ExportBundle, Span), String> {
+    heightmap_bundle_into(map, recipe, opts, formats, None)
+}
+
+/// [`heightmap_bundle`], and with `dir` each height file starts being
+/// written into that folder as soon as it is encoded, while the others
+/// are still encoding (the files replace their names only at
+/// [`ExportBundle::write_to`]).
+pub fn heightmap_bundle_into(
+    map: &Heightmap,
+    recipe: &Recipe,
+    opts: &ExportOptions,
+    formats: HeightFormats,
+    dir: Option<&Path>,
+) -> Result<(ExportBundle, Span), String> {
     let range = export_range(map, opts);
     let values = quantize(map, range);
     let w = map.width();
+    let created_dir = match dir {
+        Some(dir) => prepare_dir(dir)?,
+        None => false,
+    };
+    let finish = |name: &str, bytes: Vec<u8>| match dir {
+        Some(dir) => Encoded::Writing(start_writing(dir, name, bytes)),
+        None => Encoded::Bytes(bytes),
+    };
     // The files are independent: each is encoded on a worker of its own
-    // (PNG compression is serial within a file), in a fixed order.
+    // (a PNG's strips on all of them), in a fixed order.
     let chosen: Vec<HeightFormat> = formats.iter().collect();
     let (encoded, preview) = rayon::join(
         || {
             chosen
                 .par_iter()
                 .map(|&format| {
-                    Ok(match format {
+                    let bytes = match format {
                         HeightFormat::R16 => encode_r16(&values, w, opts.byte_order, opts.flip_y),
                         HeightFormat::Png => encode_png16(&values, w, opts.flip_y)?,
                         HeightFormat::Exr => encode_exr(map.data(), w, opts.flip_y)?,
                         HeightFormat::Tif => encode_tiff_f32(map.data(), w, opts.flip_y)?,
-                    })
+                    };
+                    Ok(finish(format.file_name(), bytes))
                 })
-                .collect::<Result<Vec<Vec<u8>>, String>>()
+                .collect::<Vec<Result<Encoded, String>>>()
         },
-        || encode_preview(&values, w),
+        || encode_preview(&values, w).map(|bytes| finish(PREVIEW, bytes)),
     );
+    // Every file goes into the bundle before any error is returned, so a
+    // file already being written is cleaned up with the bundle.
     let mut bundle = ExportBundle::default();
-    for (format, bytes) in chosen.iter().zip(encoded?) {
-        bundle.add(format.file_name(), bytes);
+    let mut first_error = None;
+    let names = chosen.iter().map(|f| f.file_name()).chain([PREVIEW]);
+    for (name, file) in names.zip(encoded.into_iter().chain([preview])) {
+        match file {
+            Ok(Encoded::Bytes(bytes)) => bundle.add(name, bytes),
+            Ok(Encoded::Writing(file)) => {
+                bundle.add_writing(file, dir.unwrap_or(Path::new(".")), created_dir)
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
     }
-    bundle.add("heightmap.preview.png", preview?);
+    if let Some(e) = first_error {
+        return Err(e);
+    }
     bundle.add("recipe.ron", recipe.to_ron()?.into_bytes());
     Ok((bundle, range))
+}
+
+/// The quick-look preview's file name.
+const PREVIEW: &str = "heightmap.preview.png";
+
+/// An encoded height file: its bytes, or already being written.
+enum Encoded {
+    Bytes(Vec<u8>),
+    Writing(WritingFile),
 }
 
 /// Exports `map`, generated from `recipe`, into `dir` (created if
@@ -171,7 +217,7 @@ pub fn export_map(
     let opts = &request.options;
     let mut timings = Vec::new();
     let start = Instant::now();
-    let (mut bundle, range) = heightmap_bundle(map, recipe, opts, request.formats)?;
+    let (mut bundle, range) = heightmap_bundle_into(map, recipe, opts, request.formats, Some(dir))?;
     timings.push(("heightmap", millis_since(start)));
     let mut warnings = Vec::new();
     let mut tiles_json = None;

@@ -120,7 +120,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Writes `bytes` to a registered temporary file beside `path`, synced;
-/// returns its name. On an error nothing is left behind.
+/// returns its name. On an error nothing is left behind. The file takes
+/// `path`'s name only through [`commit_temp_files`].
+pub fn write_temp_file(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    write_temp(path, bytes)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display())))
+}
+
 fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     let temp = temp_path(path);
     let mut file = create_registered(&temp)?;
@@ -137,6 +143,13 @@ fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     Ok(temp)
 }
 
+/// Removes a temporary copy from [`write_temp_file`] that will not be
+/// committed.
+pub fn discard_temp_file(temp: &Path) {
+    let _ = fs::remove_file(temp);
+    unregister(temp);
+}
+
 /// Writes several files as one export: every file's temporary copy is
 /// written and synced first, all at once (each on a worker of its own:
 /// the syncs wait on the disk, and the files are independent); only when
@@ -146,12 +159,16 @@ fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
 pub fn write_all_atomic(files: &[(PathBuf, &[u8])]) -> io::Result<()> {
     let temps: Vec<io::Result<PathBuf>> = files
         .par_iter()
-        .map(|(path, bytes)| {
-            write_temp(path, bytes).map_err(|e| {
-                io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
-            })
-        })
+        .map(|(path, bytes)| write_temp_file(path, bytes))
         .collect();
+    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+    commit_temp_files(&paths, temps)
+}
+
+/// Renames each temporary copy (from [`write_temp_file`]) over its path,
+/// in order, once every copy was written; if any was not, removes them all
+/// and replaces nothing.
+pub fn commit_temp_files(paths: &[PathBuf], temps: Vec<io::Result<PathBuf>>) -> io::Result<()> {
     if temps.iter().any(Result::is_err) {
         let mut first_error = None;
         for temp in temps {
@@ -168,7 +185,7 @@ pub fn write_all_atomic(files: &[(PathBuf, &[u8])]) -> io::Result<()> {
         return Err(first_error.unwrap_or_else(|| io::Error::other("an export file failed")));
     }
     let temps: Vec<PathBuf> = temps.into_iter().flatten().collect();
-    for (index, ((path, _), temp)) in files.iter().zip(&temps).enumerate() {
+    for (index, (path, temp)) in paths.iter().zip(&temps).enumerate() {
         if let Err(e) = fs::rename(temp, path) {
             // Files already renamed stay (each whole); the rest go.
             for rest in &temps[index..] {

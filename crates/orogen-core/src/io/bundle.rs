@@ -1,15 +1,92 @@
 //! An export's files, gathered in memory and then written together, each
 //! atomically (see [`atomic`](super::atomic)).
 
-use crate::io::atomic::{remove_stale_temp_files, write_all_atomic};
+use crate::io::atomic::{
+    commit_temp_files, discard_temp_file, remove_stale_temp_files, write_temp_file,
+};
+use rayon::prelude::*;
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 
 /// Files of one export, in memory until written together.
 #[derive(Default)]
 pub struct ExportBundle {
     /// Each file's name in the output folder and its bytes, in the order added.
     pub files: Vec<(String, Vec<u8>)>,
+    /// Files whose temporary copies are already being written (see
+    /// [`ExportBundle::add_writing`]); they come before `files`.
+    early: Vec<EarlyFile>,
+    /// The output folder when this export created it for its early files:
+    /// removed again (if empty) unless the export completes.
+    created_dir: Option<PathBuf>,
 }
+
+/// A file whose temporary copy a thread of its own is writing while the
+/// export goes on encoding the others.
+struct EarlyFile {
+    name: String,
+    bytes: Arc<Vec<u8>>,
+    writer: Option<JoinHandle<io::Result<PathBuf>>>,
+}
+
+impl EarlyFile {
+    fn join(&mut self) -> Option<io::Result<PathBuf>> {
+        let writer = self.writer.take()?;
+        Some(
+            writer
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("a file writer panicked"))),
+        )
+    }
+}
+
+impl Drop for ExportBundle {
+    /// An export that stops before [`write_to`](Self::write_to) leaves no
+    /// temporary copy of its early files behind.
+    fn drop(&mut self) {
+        for file in &mut self.early {
+            if let Some(Ok(temp)) = file.join() {
+                discard_temp_file(&temp);
+            }
+        }
+        if let Some(dir) = &self.created_dir {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Creates `dir` if needed (saying whether it did) and clears the
+/// temporary files that killed orogen processes left in it.
+pub fn prepare_dir(dir: &Path) -> Result<bool, String> {
+    let created = !dir.exists();
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+    // Best effort: leftovers that cannot be listed or removed do not
+    // stop the export, whose own files do not depend on them.
+    let _ = remove_stale_temp_files(dir);
+    Ok(created)
+}
+
+/// Starts writing `bytes` as the temporary copy of `dir/name` on a thread
+/// of its own: the write and its sync wait on the disk, so they overlap
+/// the encoding of the export's other files. Give the result to
+/// [`ExportBundle::add_writing`]; `dir` must have been [prepared](prepare_dir).
+pub fn start_writing(dir: &Path, name: &str, bytes: Vec<u8>) -> WritingFile {
+    let bytes = Arc::new(bytes);
+    let path = dir.join(name);
+    let shared = Arc::clone(&bytes);
+    let writer = std::thread::spawn(move || write_temp_file(&path, &shared));
+    WritingFile(EarlyFile {
+        name: name.to_string(),
+        bytes,
+        writer: Some(writer),
+    })
+}
+
+/// A file being written by [`start_writing`].
+pub struct WritingFile(EarlyFile);
 
 impl ExportBundle {
     /// Queues a file named `name` (relative to the output folder) for writing.
@@ -17,40 +94,118 @@ impl ExportBundle {
         self.files.push((name.into(), bytes));
     }
 
+    /// Adds a file already being written (see [`start_writing`]) into the
+    /// folder `dir`, which this export created when `created_dir`.
+    pub fn add_writing(&mut self, file: WritingFile, dir: &Path, created_dir: bool) {
+        if created_dir {
+            self.created_dir = Some(dir.to_path_buf());
+        }
+        self.early.push(file.0);
+    }
+
     /// The bytes of the file named `name`, if the bundle has one.
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.files
+        self.early
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b.as_slice())
+            .find(|f| f.name == name)
+            .map(|f| f.bytes.as_slice())
+            .or_else(|| {
+                self.files
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, b)| b.as_slice())
+            })
     }
 
-    /// The names of the queued files, in the order they were added.
+    /// The names of the queued files, in the order they are written.
     pub fn names(&self) -> Vec<String> {
-        self.files.iter().map(|(n, _)| n.clone()).collect()
+        self.early
+            .iter()
+            .map(|f| f.name.clone())
+            .chain(self.files.iter().map(|(n, _)| n.clone()))
+            .collect()
     }
 
-    /// Creates `dir` if needed and writes every file atomically. First it
-    /// clears the temporary files that killed orogen processes left in
-    /// `dir` (see [`remove_stale_temp_files`]).
-    pub fn write_to(&self, dir: &Path) -> Result<Vec<PathBuf>, String> {
-        let created_dir = !dir.exists();
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
-        // Best effort: leftovers that cannot be listed or removed do not
-        // stop the export, whose own files do not depend on them.
-        let _ = remove_stale_temp_files(dir);
-        let files: Vec<(PathBuf, &[u8])> = self
-            .files
-            .iter()
-            .map(|(name, bytes)| (dir.join(name), bytes.as_slice()))
+    /// Creates `dir` if needed and writes every file atomically: all
+    /// temporary copies first, then the renames in order, so nothing is
+    /// replaced unless every file was written. First it clears the
+    /// temporary files that killed orogen processes left in `dir`.
+    pub fn write_to(&mut self, dir: &Path) -> Result<Vec<PathBuf>, String> {
+        let created_dir = prepare_dir(dir)? || self.created_dir.is_some();
+        let mut temps: Vec<io::Result<PathBuf>> = self
+            .early
+            .iter_mut()
+            .map(|f| {
+                f.join()
+                    .unwrap_or_else(|| Err(io::Error::other("file already written")))
+            })
             .collect();
-        if let Err(e) = write_all_atomic(&files) {
+        temps.extend(
+            self.files
+                .par_iter()
+                .map(|(name, bytes)| write_temp_file(&dir.join(name), bytes))
+                .collect::<Vec<_>>(),
+        );
+        let paths: Vec<PathBuf> = self.names().iter().map(|n| dir.join(n)).collect();
+        if let Err(e) = commit_temp_files(&paths, temps) {
             if created_dir {
                 let _ = std::fs::remove_dir(dir);
             }
             return Err(e.to_string());
         }
-        Ok(files.into_iter().map(|(p, _)| p).collect())
+        // Complete: the folder stays.
+        self.created_dir = None;
+        Ok(paths)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn early_files_are_written_with_the_rest_in_order() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("out");
+        let created = prepare_dir(&dir).unwrap();
+        assert!(created);
+        let mut bundle = ExportBundle::default();
+        bundle.add_writing(start_writing(&dir, "a.r16", vec![1, 2, 3]), &dir, created);
+        bundle.add("b.json", b"{}".to_vec());
+        assert_eq!(bundle.names(), ["a.r16", "b.json"]);
+        assert_eq!(bundle.get("a.r16"), Some(&[1u8, 2, 3][..]));
+        bundle.write_to(&dir).unwrap();
+        drop(bundle);
+        assert_eq!(entries(&dir), ["a.r16", "b.json"]);
+        assert_eq!(std::fs::read(dir.join("a.r16")).unwrap(), [1, 2, 3]);
+    }
+
+    #[test]
+    fn an_export_that_stops_early_leaves_nothing() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("out");
+        let created = prepare_dir(&dir).unwrap();
+        let mut bundle = ExportBundle::default();
+        bundle.add_writing(
+            start_writing(&dir, "a.r16", vec![7; 1 << 20]),
+            &dir,
+            created,
+        );
+        // The export fails before write_to: its early file's temporary
+        // copy and the folder it created go.
+        drop(bundle);
+        assert!(!dir.exists(), "left {:?}", entries(&dir));
     }
 }

@@ -4,11 +4,12 @@
 //! float EXR and TIFF codecs live in [`float_files`](super::float_files)).
 
 use crate::heightmap::Heightmap;
+use crate::hugepages::zeroed_in_parallel;
 use crate::io::float_files::{decode_exr, decode_tiff};
-use crate::io::png_strips::{PngPixels, encode_png_strips};
+use crate::io::png_strips::{PngPixels, encode_png_rows, encode_png_strips};
 use crate::params::{Choice, Span};
 use image::ExtendedColorType;
-use image::{DynamicImage, ImageBuffer, ImageFormat, ImageReader, Limits, Luma};
+use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Cursor;
@@ -74,7 +75,7 @@ pub fn quantize(map: &Heightmap, range: Span) -> Vec<u16> {
         0.0
     };
     // Every cell on its own: split over the threads, the same values.
-    let mut out = vec![0u16; map.data().len()];
+    let mut out: Vec<u16> = zeroed_in_parallel(map.data().len());
     out.par_chunks_mut(1 << 16)
         .zip(map.data().par_chunks(1 << 16))
         .for_each(|(out, cells)| {
@@ -99,7 +100,7 @@ fn row_bytes(
 ) -> Vec<u8> {
     let width = width.max(1);
     let rows = values.len() / width;
-    let mut out = vec![0u8; rows * width * bytes_per_sample];
+    let mut out: Vec<u8> = zeroed_in_parallel(rows * width * bytes_per_sample);
     out.par_chunks_mut(width * bytes_per_sample)
         .enumerate()
         .for_each(|(i, out_row)| {
@@ -123,14 +124,18 @@ pub fn encode_r16(values: &[u16], width: usize, order: ByteOrder, flip_y: bool) 
 
 /// Encodes samples as a 16-bit grayscale PNG, north row first unless `flip_y`.
 pub fn encode_png16(values: &[u16], width: usize, flip_y: bool) -> Result<Vec<u8>, String> {
-    let height = values.len() / width.max(1);
-    // PNG stores 16-bit samples big-endian.
-    let bytes = row_bytes(values, width, flip_y, 2, |row, out| {
-        for (&v, o) in row.iter().zip(out.chunks_exact_mut(2)) {
+    let width = width.max(1);
+    let height = values.len() / width;
+    encode_png_rows(width, height, PngPixels::Gray16, |y, out| {
+        let source = if flip_y { height - 1 - y } else { y };
+        // PNG stores 16-bit samples big-endian.
+        for (&v, o) in values[source * width..(source + 1) * width]
+            .iter()
+            .zip(out.chunks_exact_mut(2))
+        {
             o.copy_from_slice(&v.to_be_bytes());
         }
-    });
-    encode_png_strips(&bytes, width, height, PngPixels::Gray16)
+    })
 }
 
 /// One kind of whole-map height file an export can write.
@@ -268,16 +273,16 @@ impl std::fmt::Display for HeightFormats {
 
 /// 8-bit grayscale preview, north up.
 pub fn encode_preview(values: &[u16], width: usize) -> Result<Vec<u8>, String> {
+    let width = width.max(1);
     let height = values.len() / width;
-    let gray = row_bytes(values, width, false, 1, |row, out| {
-        for (&v, o) in row.iter().zip(out.iter_mut()) {
+    encode_png_rows(width, height, PngPixels::Gray8, |y, out| {
+        for (&v, o) in values[y * width..(y + 1) * width]
+            .iter()
+            .zip(out.iter_mut())
+        {
             *o = (v >> 8) as u8;
         }
-    });
-    let buffer: ImageBuffer<Luma<u8>, Vec<u8>> =
-        ImageBuffer::from_raw(width as u32, height as u32, gray)
-            .ok_or_else(|| "preview buffer size mismatch".to_string())?;
-    encode_png(buffer.as_raw(), width, height, image::ExtendedColorType::L8)
+    })
 }
 
 /// Encodes raw samples of `color` as PNG bytes.

@@ -13,10 +13,10 @@
 //! deflate.
 //!
 //! Hand-written because no kept crate compresses one PNG on several
-//! threads without a C library; the deflate itself is `flate2`'s.
+//! threads without a C library; the deflate itself is `zlib-rs`'s.
 
-use flate2::{Compress, Compression, FlushCompress, Status};
 use rayon::prelude::*;
+use zlib_rs::{Deflate, DeflateConfig, DeflateFlush, Status};
 
 /// Filtered bytes per independently deflated strip: large enough that the
 /// restart costs nothing measurable in size, small enough for many jobs.
@@ -66,17 +66,34 @@ pub fn encode_png_strips(
     height: usize,
     pixels: PngPixels,
 ) -> Result<Vec<u8>, String> {
-    let bpp = pixels.bytes();
-    let row_len = width * bpp;
+    let row_len = width * pixels.bytes();
+    if raw.len() != row_len * height {
+        return Err(format!(
+            "PNG data of {} bytes does not fill {width}x{height} pixels of {} bytes",
+            raw.len(),
+            pixels.bytes()
+        ));
+    }
+    encode_png_rows(width, height, pixels, |y, row| {
+        row.copy_from_slice(&raw[y * row_len..(y + 1) * row_len]);
+    })
+}
+
+/// Encodes a PNG whose row `y` (top first, PNG byte order) `fill_row`
+/// writes into the slice it is given. Rows are asked for strip by strip
+/// on all threads, so the caller never builds the whole raw image (at
+/// 8193² with 16-bit samples that copy alone cost as much as a third of
+/// the deflate).
+pub fn encode_png_rows(
+    width: usize,
+    height: usize,
+    pixels: PngPixels,
+    fill_row: impl Fn(usize, &mut [u8]) + Sync,
+) -> Result<Vec<u8>, String> {
+    let row_len = width * pixels.bytes();
     if width == 0 || height == 0 || width > u32::MAX as usize || height > u32::MAX as usize {
         return Err(format!(
             "PNG size {width}x{height}: each side needs 1 to 2^32-1 pixels"
-        ));
-    }
-    if raw.len() != row_len * height {
-        return Err(format!(
-            "PNG data of {} bytes does not fill {width}x{height} pixels of {bpp} bytes",
-            raw.len()
         ));
     }
     let rows_per_strip = (STRIP_BYTES / (row_len + 1)).max(1);
@@ -85,28 +102,25 @@ pub fn encode_png_strips(
         .map(|first| (first, (first + rows_per_strip).min(height)))
         .collect();
     let last = strips.len() - 1;
+    // Each strip comes back as finished IDAT chunks (a PNG may split its
+    // zlib stream over any number of them), so joining is one copy.
     let pieces: Vec<(Vec<u8>, u32, usize)> = strips
         .par_iter()
         .enumerate()
         .map(|(index, &(first, end))| {
-            let filtered = filter_rows(raw, row_len, first, end);
+            let filtered = filter_rows(&fill_row, row_len, first, end);
             let checksum = adler2::adler32_slice(&filtered);
             let deflated = deflate_strip(&filtered, index == last)?;
-            Ok((deflated, checksum, filtered.len()))
+            Ok((idat_chunks(&deflated), checksum, filtered.len()))
         })
         .collect::<Result<_, String>>()?;
 
-    let mut zlib = Vec::with_capacity(pieces.iter().map(|p| p.0.len()).sum::<usize>() + 6);
-    // CMF 0x78 (deflate, 32 KiB window), FLG 0x01 (fastest; check bits).
-    zlib.extend_from_slice(&[0x78, 0x01]);
     let mut adler = 1u32;
-    for (deflated, checksum, len) in &pieces {
-        zlib.extend_from_slice(deflated);
+    for (_, checksum, len) in &pieces {
         adler = adler32_combine(adler, *checksum, *len);
     }
-    zlib.extend_from_slice(&adler.to_be_bytes());
-
-    let mut png = Vec::with_capacity(zlib.len() + zlib.len() / IDAT_BYTES * 12 + 64);
+    let total = pieces.iter().map(|p| p.0.len()).sum::<usize>();
+    let mut png = Vec::with_capacity(total + 128);
     png.extend_from_slice(b"\x89PNG\r\n\x1a\n");
     let (depth, color_type) = pixels.header();
     let mut ihdr = Vec::with_capacity(13);
@@ -114,58 +128,80 @@ pub fn encode_png_strips(
     ihdr.extend_from_slice(&(height as u32).to_be_bytes());
     ihdr.extend_from_slice(&[depth, color_type, 0, 0, 0]);
     chunk(&mut png, b"IHDR", &ihdr);
-    for part in zlib.chunks(IDAT_BYTES) {
-        chunk(&mut png, b"IDAT", part);
+    // zlib header: CMF 0x78 (deflate, 32 KiB window), FLG 0x01 (fastest;
+    // check bits), then the strips' deflate data, then the checksum.
+    chunk(&mut png, b"IDAT", &[0x78, 0x01]);
+    for (chunks, _, _) in &pieces {
+        png.extend_from_slice(chunks);
     }
+    chunk(&mut png, b"IDAT", &adler.to_be_bytes());
     chunk(&mut png, b"IEND", &[]);
     Ok(png)
 }
 
-/// Rows `first..end`, each as its filter byte (2, Up) and the bytes
-/// minus the row above's: one vectorised subtraction a row.
-fn filter_rows(raw: &[u8], row_len: usize, first: usize, end: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity((end - first) * (row_len + 1));
-    for y in first..end {
-        let row = &raw[y * row_len..(y + 1) * row_len];
-        out.push(2);
-        if y == 0 {
-            out.extend_from_slice(row);
-        } else {
-            let up = &raw[(y - 1) * row_len..y * row_len];
-            out.extend(row.iter().zip(up).map(|(&v, &u)| v.wrapping_sub(u)));
-        }
+/// `deflated` as IDAT chunks of at most `IDAT_BYTES` each, CRCs included.
+fn idat_chunks(deflated: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(deflated.len() + deflated.len() / IDAT_BYTES * 12 + 12);
+    for part in deflated.chunks(IDAT_BYTES) {
+        chunk(&mut out, b"IDAT", part);
     }
     out
 }
 
-/// Raw deflate of one strip, ending on a byte boundary (full flush) so
-/// the next strip's blocks can follow, or with the final block.
-fn deflate_strip(input: &[u8], last: bool) -> Result<Vec<u8>, String> {
-    let mut deflate = Compress::new(Compression::fast(), false);
-    let mut out = Vec::with_capacity(input.len() / 2 + 1024);
-    let flush = if last {
-        FlushCompress::Finish
-    } else {
-        FlushCompress::Full
-    };
-    loop {
-        let consumed = deflate.total_in() as usize;
-        if out.capacity() - out.len() < 1024 {
-            out.reserve(out.capacity().max(1 << 16));
-        }
-        let status = deflate
-            .compress_vec(&input[consumed..], &mut out, flush)
-            .map_err(|e| format!("PNG compression failed: {e}"))?;
-        let done_input = deflate.total_in() as usize == input.len();
-        let room_left = out.capacity() > out.len();
-        match status {
-            Status::StreamEnd => return Ok(out),
-            // A flush is complete once all input is in and the output
-            // was not cut short.
-            Status::Ok | Status::BufError if !last && done_input && room_left => return Ok(out),
-            Status::Ok | Status::BufError => {}
-        }
+/// Rows `first..end`, each as its filter byte (2, Up) and the bytes
+/// minus the row above's: one vectorised subtraction a row.
+fn filter_rows(
+    fill_row: &(impl Fn(usize, &mut [u8]) + Sync),
+    row_len: usize,
+    first: usize,
+    end: usize,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity((end - first) * (row_len + 1));
+    let mut up = vec![0u8; row_len];
+    let mut row = vec![0u8; row_len];
+    if first > 0 {
+        fill_row(first - 1, &mut up);
     }
+    for y in first..end {
+        fill_row(y, &mut row);
+        out.push(2);
+        // The row above of row 0 is zeros: Up leaves it as it is.
+        out.extend(row.iter().zip(&up).map(|(&v, &u)| v.wrapping_sub(u)));
+        std::mem::swap(&mut row, &mut up);
+    }
+    out
+}
+
+/// Raw deflate of one strip at zlib level 1 (zlib-rs's quick deflate, the
+/// fastest of its levels on filtered heights by a third), ending on a
+/// byte boundary (full flush) so the next strip's blocks can follow, or
+/// with the final block.
+fn deflate_strip(input: &[u8], last: bool) -> Result<Vec<u8>, String> {
+    let config = DeflateConfig {
+        level: 1,
+        window_bits: -15,
+        ..DeflateConfig::default()
+    };
+    let mut deflate = Deflate::new_with_config(config);
+    let mut out = vec![0u8; zlib_rs::compress_bound(input.len()) + 64];
+    let flush = if last {
+        DeflateFlush::Finish
+    } else {
+        DeflateFlush::FullFlush
+    };
+    let status = deflate
+        .compress(input, &mut out, flush)
+        .map_err(|e| format!("PNG compression failed: {}", e.as_str()))?;
+    let complete = deflate.total_in() as usize == input.len()
+        && match status {
+            Status::StreamEnd => last,
+            _ => !last && (deflate.total_out() as usize) < out.len(),
+        };
+    if !complete {
+        return Err("PNG compression stopped short of its input".into());
+    }
+    out.truncate(deflate.total_out() as usize);
+    Ok(out)
 }
 
 /// zlib's `adler32_combine`: the checksum of `A ++ B` from A's, B's and

@@ -5,7 +5,7 @@ use super::slope::slope_row;
 use super::weights::WeightRules;
 use super::{SplatTexture, TileImages, TileSet};
 use crate::heightmap::Heightmap;
-use crate::hugepages::huge_capacity;
+use crate::hugepages::zeroed_in_parallel;
 use rayon::prelude::*;
 
 /// Where texel column (or row) `t` of `texels` samples a map axis of
@@ -194,22 +194,6 @@ pub fn render_splat(
         weights,
         tiles: k,
     })
-}
-
-/// `vec![0u8; len]` zeroed by every thread: reused heap memory would
-/// otherwise be cleared by one thread before the render starts.
-fn zeroed_in_parallel(len: usize) -> Vec<u8> {
-    let mut bytes = huge_capacity(len);
-    bytes.spare_capacity_mut()[..len]
-        .par_chunks_mut(1 << 16)
-        .for_each(|chunk| {
-            for b in chunk {
-                b.write(0);
-            }
-        });
-    // SAFETY: the chunks cover all `len` bytes and each one is written.
-    unsafe { bytes.set_len(len) };
-    bytes
 }
 
 /// What every texel row of one render shares.
