@@ -2,7 +2,9 @@
 //! written together into one folder, each atomically.
 
 use crate::heightmap::Heightmap;
-use crate::io::bundle::{ExportBundle, WritingFile, prepare_dir, start_writing};
+use crate::io::bundle::{
+    ExportBundle, SharedBytes, WritingFile, prepare_dir, start_writing, start_writing_shared,
+};
 use crate::io::engines::{Engine, ImportSettings};
 use crate::io::float_files::{encode_exr, encode_tiff_f32};
 use crate::io::height_files::{
@@ -17,6 +19,7 @@ use crate::recipe::Recipe;
 use crate::splat::{TileImages, add_texture_files, render_splat};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What to write: the chosen height files (by default `heightmap.r16` and
@@ -141,8 +144,13 @@ pub fn heightmap_bundle_into(
     dir: Option<&Path>,
 ) -> Result<(ExportBundle, Span), String> {
     let range = export_range(map, opts);
-    let values = quantize(map, range);
+    let samples = Arc::new(Samples(quantize(map, range)));
+    let values: &[u16] = &samples.0;
     let w = map.width();
+    // RAW16 in the machine's own order is the samples' memory: written
+    // from it directly, without a copy.
+    let r16_is_memory =
+        cfg!(target_endian = "little") && opts.byte_order == ByteOrder::Le && !opts.flip_y;
     let created_dir = match dir {
         Some(dir) => prepare_dir(dir)?,
         None => false,
@@ -159,9 +167,17 @@ pub fn heightmap_bundle_into(
             chosen
                 .par_iter()
                 .map(|&format| {
+                    if let (HeightFormat::R16, true, Some(dir)) = (format, r16_is_memory, dir) {
+                        let shared: SharedBytes = samples.clone();
+                        return Ok(Encoded::Writing(start_writing_shared(
+                            dir,
+                            format.file_name(),
+                            shared,
+                        )));
+                    }
                     let bytes = match format {
-                        HeightFormat::R16 => encode_r16(&values, w, opts.byte_order, opts.flip_y),
-                        HeightFormat::Png => encode_png16(&values, w, opts.flip_y)?,
+                        HeightFormat::R16 => encode_r16(values, w, opts.byte_order, opts.flip_y),
+                        HeightFormat::Png => encode_png16(values, w, opts.flip_y)?,
                         HeightFormat::Exr => encode_exr(map.data(), w, opts.flip_y)?,
                         HeightFormat::Tif => encode_tiff_f32(map.data(), w, opts.flip_y)?,
                     };
@@ -169,7 +185,7 @@ pub fn heightmap_bundle_into(
                 })
                 .collect::<Vec<Result<Encoded, String>>>()
         },
-        || encode_preview(&values, w).map(|bytes| finish(PREVIEW, bytes)),
+        || encode_preview(values, w).map(|bytes| finish(PREVIEW, bytes)),
     );
     // Every file goes into the bundle before any error is returned, so a
     // file already being written is cleaned up with the bundle.
@@ -192,6 +208,16 @@ pub fn heightmap_bundle_into(
     }
     bundle.add("recipe.ron", recipe.to_ron()?.into_bytes());
     Ok((bundle, range))
+}
+
+/// Quantised samples, whose memory is their little-endian RAW16 bytes on
+/// a little-endian machine.
+struct Samples(Vec<u16>);
+
+impl AsRef<[u8]> for Samples {
+    fn as_ref(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.0)
+    }
 }
 
 /// The quick-look preview's file name.

@@ -27,7 +27,7 @@ pub struct ExportBundle {
 /// export goes on encoding the others.
 struct EarlyFile {
     name: String,
-    bytes: Arc<Vec<u8>>,
+    bytes: SharedBytes,
     writer: Option<JoinHandle<io::Result<PathBuf>>>,
 }
 
@@ -74,10 +74,17 @@ pub fn prepare_dir(dir: &Path) -> Result<bool, String> {
 /// the encoding of the export's other files. Give the result to
 /// [`ExportBundle::add_writing`]; `dir` must have been [prepared](prepare_dir).
 pub fn start_writing(dir: &Path, name: &str, bytes: Vec<u8>) -> WritingFile {
-    let bytes = Arc::new(bytes);
+    start_writing_shared(dir, name, Arc::new(bytes))
+}
+
+/// A file's bytes shared with the thread that writes them.
+pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// [`start_writing`] for bytes the caller keeps using meanwhile.
+pub fn start_writing_shared(dir: &Path, name: &str, bytes: SharedBytes) -> WritingFile {
     let path = dir.join(name);
     let shared = Arc::clone(&bytes);
-    let writer = std::thread::spawn(move || write_temp_file(&path, &shared));
+    let writer = std::thread::spawn(move || write_temp_file(&path, (*shared).as_ref()));
     WritingFile(EarlyFile {
         name: name.to_string(),
         bytes,
@@ -108,7 +115,7 @@ impl ExportBundle {
         self.early
             .iter()
             .find(|f| f.name == name)
-            .map(|f| f.bytes.as_slice())
+            .map(|f| (*f.bytes).as_ref())
             .or_else(|| {
                 self.files
                     .iter()
