@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|_| "map side: expected a whole number of cells")?;
     let out = std::path::PathBuf::from(args.next().unwrap_or_else(|| "export-timings".into()));
     let (recipe, base_dir) = load_recipe(&name)?;
-    let recipe = recipe.resampled(side);
+    let mut recipe = recipe.resampled(side);
     recipe.validate()?;
     let output = Pipeline::new()
         .with_base_dir(base_dir.clone())
