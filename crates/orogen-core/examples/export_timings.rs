@@ -8,7 +8,7 @@
 //! side, output folder.
 
 use orogen_core::flow::{ExportRequest, export_map, load_recipe};
-use orogen_core::pipeline::{Pipeline, RunHooks};
+use orogen_core::pipeline::{RunHooks, run_once};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -25,9 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (recipe, base_dir) = load_recipe(&name)?;
     let mut recipe = recipe.resampled(side);
     recipe.validate()?;
-    let output = Pipeline::new()
-        .with_base_dir(base_dir.clone())
-        .run(&recipe, RunHooks::default())?;
+    let output = run_once(&recipe, base_dir.clone(), RunHooks::default())?;
     let stages: f64 = output
         .stages
         .iter()

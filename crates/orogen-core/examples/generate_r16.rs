@@ -10,7 +10,7 @@
 use orogen_core::flow::load_recipe;
 use orogen_core::io::atomic::write_atomic;
 use orogen_core::io::height_files::{ByteOrder, ExportOptions, encode_r16, export_range, quantize};
-use orogen_core::pipeline::{Pipeline, RunHooks};
+use orogen_core::pipeline::{RunHooks, run_once};
 use std::error::Error;
 use std::path::PathBuf;
 
@@ -29,9 +29,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         recipe.validate()?;
     }
 
-    let output = Pipeline::new()
-        .with_base_dir(base_dir)
-        .run(&recipe, RunHooks::default())?;
+    let output = run_once(&recipe, base_dir, RunHooks::default())?;
     let map = &output.map;
     // 0 and 65535 stand for the map's own lowest and highest heights.
     let range = export_range(map, &ExportOptions::default());

@@ -50,6 +50,6 @@ pub mod splat;
 pub mod stages;
 
 pub use heightmap::Heightmap;
-pub use pipeline::{Pipeline, PipelineOutput, generate};
+pub use pipeline::{Pipeline, PipelineOutput, generate, run_once};
 pub use recipe::{Recipe, StageEntry};
 pub use stages::Stage;

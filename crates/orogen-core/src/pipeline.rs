@@ -165,32 +165,7 @@ impl Pipeline {
             let start = Instant::now();
             if entry.enabled {
                 let mut map = current.parallel_copy();
-                let mut ctx = StageContext {
-                    rng: stage_rng(recipe.seed, index),
-                    base_dir: self.base_dir.clone(),
-                    cell_size: recipe.cell_size(),
-                };
-                entry
-                    .stage
-                    .op()
-                    .apply(&mut map, &mut ctx)
-                    .map_err(|error| PipelineError::Stage {
-                        index,
-                        kind: entry.stage.kind(),
-                        error,
-                    })?;
-                // Valid parameters can still combine into overflow (say,
-                // several Multiply layers near their limits): refuse it
-                // here rather than export infinities.
-                if let Some(bad) = map.first_non_finite() {
-                    return Err(PipelineError::Stage {
-                        index,
-                        kind: entry.stage.kind(),
-                        error: StageError(format!(
-                            "heights overflowed to {bad}; lower the amplitudes or use another combine mode"
-                        )),
-                    });
-                }
+                apply_stage(recipe, index, entry, self.base_dir.clone(), &mut map)?;
                 current = Arc::new(map);
             }
             let output = StageOutput {
@@ -226,7 +201,92 @@ impl Pipeline {
     }
 }
 
-/// Runs a recipe once, without a cache.
+/// Runs stage `index` of `recipe` on `map` in place, then refuses heights
+/// that overflowed.
+fn apply_stage(
+    recipe: &Recipe,
+    index: usize,
+    entry: &StageEntry,
+    base_dir: Option<PathBuf>,
+    map: &mut Heightmap,
+) -> Result<(), PipelineError> {
+    let mut ctx = StageContext {
+        rng: stage_rng(recipe.seed, index),
+        base_dir,
+        cell_size: recipe.cell_size(),
+    };
+    entry
+        .stage
+        .op()
+        .apply(map, &mut ctx)
+        .map_err(|error| PipelineError::Stage {
+            index,
+            kind: entry.stage.kind(),
+            error,
+        })?;
+    // Valid parameters can still combine into overflow (say, several
+    // Multiply layers near their limits): refuse it here rather than
+    // export infinities.
+    if let Some(bad) = map.first_non_finite() {
+        return Err(PipelineError::Stage {
+            index,
+            kind: entry.stage.kind(),
+            error: StageError(format!(
+                "heights overflowed to {bad}; lower the amplitudes or use another combine mode"
+            )),
+        });
+    }
+    Ok(())
+}
+
+/// Runs a recipe once for its final map (the CLI, exports, batch runs):
+/// every stage works in place on one map, so nothing pays for the
+/// per-stage copies that [`Pipeline`] keeps to re-run edits. The same
+/// bytes as a [`Pipeline`] run; each stage's `map` in the output is the
+/// final map (no per-stage maps are kept).
+pub fn run_once(
+    recipe: &Recipe,
+    base_dir: Option<PathBuf>,
+    mut hooks: RunHooks<'_>,
+) -> Result<PipelineOutput, PipelineError> {
+    let count = recipe.stages.len();
+    let mut map = Heightmap::new(recipe.width as usize, recipe.height as usize);
+    let mut timings = Vec::with_capacity(count);
+    for (index, entry) in recipe.stages.iter().enumerate() {
+        if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(PipelineError::Cancelled);
+        }
+        if let Some(progress) = hooks.progress.as_mut() {
+            progress(index, count);
+        }
+        let start = Instant::now();
+        if entry.enabled {
+            apply_stage(recipe, index, entry, base_dir.clone(), &mut map)?;
+        }
+        timings.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    let map = Arc::new(map);
+    let stages = recipe
+        .stages
+        .iter()
+        .zip(timings)
+        .map(|(entry, millis)| StageOutput {
+            kind: entry.stage.kind(),
+            enabled: entry.enabled,
+            millis: if entry.enabled { millis } else { 0.0 },
+            reran: true,
+            map: map.clone(),
+        })
+        .collect();
+    Ok(PipelineOutput {
+        stages,
+        map,
+        first_rerun: 0,
+    })
+}
+
+/// Runs a recipe once, without a cache, keeping every stage's map (for
+/// stepping through stages); [`run_once`] when only the final map counts.
 pub fn generate(
     recipe: &Recipe,
     base_dir: Option<PathBuf>,

@@ -241,3 +241,28 @@ fn crc32(bytes: &[u8]) -> u32 {
     }
     !crc
 }
+
+/// Found by the coverage-guided recipe target: an older recipe (cells and
+/// `cell_size`) saves in the world format and loads back as the same
+/// world; only the mark that it was converted is not saved.
+#[test]
+fn a_converted_recipe_saves_and_loads_back_as_the_same_world() {
+    let legacy = "(width: 513, height: 513, seed: 3, cell_size: 2.0, stages: [
+        (enabled: true, stage: HillsAndPits(layers: [
+            (pit: false, count: 40, radius: (min: 5.0, max: 9.0), height: (min: 0.2, max: 0.4)),
+        ])),
+        (enabled: true, stage: Blur(passes: 2, radius: 1)),
+    ])";
+    let recipe = Recipe::from_ron(legacy).expect("an older recipe loads");
+    assert!(recipe.converted_from_cells);
+    assert_eq!((recipe.extent.x, recipe.extent.y), (1024.0, 1024.0));
+    let again = Recipe::from_ron(&recipe.to_ron().unwrap()).expect("its save loads");
+    assert!(!again.converted_from_cells);
+    assert_eq!(
+        again,
+        Recipe {
+            converted_from_cells: false,
+            ..recipe
+        }
+    );
+}

@@ -121,12 +121,45 @@ fn overflowing_heights_are_refused_with_the_stage_named() {
             .collect(),
         ..orogen_core::Recipe::default()
     };
-    let err = match orogen_core::generate(&recipe, None) {
-        Ok(_) => panic!("overflow was not detected"),
-        Err(e) => e.to_string(),
-    };
-    assert!(
-        err.contains("stage 7 (random-values)") && err.contains("overflowed"),
-        "{err}"
-    );
+    // The cached pipeline and the one-shot run refuse it alike.
+    for result in [
+        orogen_core::generate(&recipe, None),
+        orogen_core::run_once(&recipe, None, RunHooks::default()),
+    ] {
+        let err = match result {
+            Ok(_) => panic!("overflow was not detected"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            err.contains("stage 7 (random-values)") && err.contains("overflowed"),
+            "{err}"
+        );
+    }
+}
+
+/// A one-shot run works in place and keeps no per-stage maps, yet makes
+/// the same bytes as the cached pipeline for every preset, disabled
+/// stages included.
+#[test]
+fn a_one_shot_run_makes_the_same_bytes_without_per_stage_maps() {
+    for name in orogen_core::presets::names() {
+        let mut recipe = orogen_core::presets::load(name)
+            .unwrap()
+            .unwrap()
+            .resampled(65);
+        if recipe.stages.len() > 1 {
+            recipe.stages[1].enabled = false;
+        }
+        let cached = orogen_core::generate(&recipe, None).unwrap();
+        let once = orogen_core::run_once(&recipe, None, Default::default()).unwrap();
+        assert_eq!(cached.map.data(), once.map.data(), "{name}");
+        assert_eq!(once.stages.len(), recipe.stages.len());
+        for (a, b) in once.stages.iter().zip(&cached.stages) {
+            assert_eq!((a.kind, a.enabled), (b.kind, b.enabled), "{name}");
+            assert!(
+                std::sync::Arc::ptr_eq(&a.map, &once.map),
+                "{name}: no copies kept"
+            );
+        }
+    }
 }

@@ -9,7 +9,7 @@ use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormats, enc
 use orogen_core::io::mesh_export::MeshPlan;
 use orogen_core::io::tiled_export::parse_map_tiles;
 use orogen_core::params::Span;
-use orogen_core::pipeline::{Pipeline, RunHooks};
+use orogen_core::pipeline::{RunHooks, run_once};
 use orogen_core::presets;
 use orogen_core::recipe::{Recipe, default_memory_limit};
 use orogen_core::splat::builtin_tiles::{BUILTIN_TILES, builtin_tile};
@@ -257,16 +257,16 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         }
     };
     let start = Instant::now();
-    let output = Pipeline::new()
-        .with_base_dir(base_dir.clone())
-        .run(
-            &recipe,
-            RunHooks {
-                cancel: None,
-                progress: Some(&mut on_stage),
-            },
-        )
-        .map_err(|e| e.to_string())?;
+    // One run for the final map: stages work in place, no per-stage copies.
+    let output = run_once(
+        &recipe,
+        base_dir.clone(),
+        RunHooks {
+            cancel: None,
+            progress: Some(&mut on_stage),
+        },
+    )
+    .map_err(|e| e.to_string())?;
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }

@@ -12,7 +12,7 @@ use orogen_core::flow::{ExportReport, ExportRequest, export_map};
 use orogen_core::io::engines::{Engine, ImportSettings};
 use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormat, HeightFormats};
 use orogen_core::params::Choice;
-use orogen_core::pipeline::generate;
+use orogen_core::pipeline::{RunHooks, run_once};
 use std::path::PathBuf;
 
 pub struct ExportPanel {
@@ -197,7 +197,7 @@ impl ExportPanel {
             let map = match on_screen {
                 Some(map) => map,
                 None => {
-                    generate(&recipe, base_dir.clone())
+                    run_once(&recipe, base_dir.clone(), RunHooks::default())
                         .map_err(|e| e.to_string())?
                         .map
                 }
