@@ -189,15 +189,16 @@ pub fn heightmap_bundle_into(
     );
     // Every file goes into the bundle before any error is returned, so a
     // file already being written is cleaned up with the bundle.
-    let mut bundle = ExportBundle::default();
+    let mut bundle = match dir {
+        Some(dir) => ExportBundle::writing_into(dir, created_dir),
+        None => ExportBundle::default(),
+    };
     let mut first_error = None;
     let names = chosen.iter().map(|f| f.file_name()).chain([PREVIEW]);
     for (name, file) in names.zip(encoded.into_iter().chain([preview])) {
         match file {
             Ok(Encoded::Bytes(bytes)) => bundle.add(name, bytes),
-            Ok(Encoded::Writing(file)) => {
-                bundle.add_writing(file, dir.unwrap_or(Path::new(".")), created_dir)
-            }
+            Ok(Encoded::Writing(file)) => bundle.add_writing(file),
             Err(e) => {
                 first_error.get_or_insert(e);
             }

@@ -13,45 +13,67 @@ use std::thread::JoinHandle;
 /// Files of one export, in memory until written together.
 #[derive(Default)]
 pub struct ExportBundle {
-    /// Each file's name in the output folder and its bytes, in the order added.
+    /// Each file's name in the output folder and its bytes, in the order
+    /// added; files already being written (see [`ExportBundle::add_writing`])
+    /// are not here but come before these.
     pub files: Vec<(String, Vec<u8>)>,
-    /// Files whose temporary copies are already being written (see
-    /// [`ExportBundle::add_writing`]); they come before `files`.
+    /// Files whose temporary copies are already being written.
     early: Vec<EarlyFile>,
-    /// The output folder when this export created it for its early files:
-    /// removed again (if empty) unless the export completes.
-    created_dir: Option<PathBuf>,
+    /// The folder the early files are written into, and whether this
+    /// export created it (then it is removed again, if empty, unless the
+    /// export completes).
+    early_dir: Option<(PathBuf, bool)>,
 }
 
-/// A file whose temporary copy a thread of its own is writing while the
-/// export goes on encoding the others.
+/// A file whose temporary copy is being written while the export goes on
+/// encoding the others.
 struct EarlyFile {
     name: String,
     bytes: SharedBytes,
-    writer: Option<JoinHandle<io::Result<PathBuf>>>,
+    writer: Writer,
+}
+
+/// Where an early file's temporary copy stands.
+enum Writer {
+    /// A thread of its own writes it.
+    Running(JoinHandle<io::Result<PathBuf>>),
+    /// Written (or failed); the path not yet committed or discarded.
+    Finished(io::Result<PathBuf>),
+    /// Handed to [`ExportBundle::write_to`].
+    Taken,
 }
 
 impl EarlyFile {
-    fn join(&mut self) -> Option<io::Result<PathBuf>> {
-        let writer = self.writer.take()?;
-        Some(
-            writer
+    /// Waits for the write; its result, once.
+    fn take(&mut self) -> io::Result<PathBuf> {
+        match std::mem::replace(&mut self.writer, Writer::Taken) {
+            Writer::Running(thread) => thread
                 .join()
                 .unwrap_or_else(|_| Err(io::Error::other("a file writer panicked"))),
-        )
+            Writer::Finished(result) => result,
+            Writer::Taken => Err(io::Error::other("file already written")),
+        }
+    }
+}
+
+impl Drop for EarlyFile {
+    /// A file that never reaches [`ExportBundle::write_to`] leaves no
+    /// temporary copy behind, however the export stopped.
+    fn drop(&mut self) {
+        if !matches!(self.writer, Writer::Taken)
+            && let Ok(temp) = self.take()
+        {
+            discard_temp_file(&temp);
+        }
     }
 }
 
 impl Drop for ExportBundle {
     /// An export that stops before [`write_to`](Self::write_to) leaves no
-    /// temporary copy of its early files behind.
+    /// temporary copy of its early files, nor a folder it created.
     fn drop(&mut self) {
-        for file in &mut self.early {
-            if let Some(Ok(temp)) = file.join() {
-                discard_temp_file(&temp);
-            }
-        }
-        if let Some(dir) = &self.created_dir {
+        self.early.clear();
+        if let Some((dir, true)) = &self.early_dir {
             let _ = std::fs::remove_dir(dir);
         }
     }
@@ -84,29 +106,47 @@ pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 pub fn start_writing_shared(dir: &Path, name: &str, bytes: SharedBytes) -> WritingFile {
     let path = dir.join(name);
     let shared = Arc::clone(&bytes);
-    let writer = std::thread::spawn(move || write_temp_file(&path, (*shared).as_ref()));
+    let spawned = std::thread::Builder::new()
+        .name(format!("write {name}"))
+        .spawn({
+            let path = path.clone();
+            move || write_temp_file(&path, (*shared).as_ref())
+        });
+    let writer = match spawned {
+        Ok(thread) => Writer::Running(thread),
+        // No thread to be had: write it here instead.
+        Err(_) => Writer::Finished(write_temp_file(&path, (*bytes).as_ref())),
+    };
     WritingFile(EarlyFile {
         name: name.to_string(),
         bytes,
-        writer: Some(writer),
+        writer,
     })
 }
 
-/// A file being written by [`start_writing`].
+/// A file being written by [`start_writing`]; dropped unused, its
+/// temporary copy is removed.
 pub struct WritingFile(EarlyFile);
 
 impl ExportBundle {
+    /// An empty bundle whose early files go into `dir`, which the export
+    /// created when `created` (removed again if the export stops early).
+    pub fn writing_into(dir: &Path, created: bool) -> Self {
+        Self {
+            files: Vec::new(),
+            early: Vec::new(),
+            early_dir: Some((dir.to_path_buf(), created)),
+        }
+    }
+
     /// Queues a file named `name` (relative to the output folder) for writing.
     pub fn add(&mut self, name: impl Into<String>, bytes: Vec<u8>) {
         self.files.push((name.into(), bytes));
     }
 
     /// Adds a file already being written (see [`start_writing`]) into the
-    /// folder `dir`, which this export created when `created_dir`.
-    pub fn add_writing(&mut self, file: WritingFile, dir: &Path, created_dir: bool) {
-        if created_dir {
-            self.created_dir = Some(dir.to_path_buf());
-        }
+    /// folder this bundle was made for ([`ExportBundle::writing_into`]).
+    pub fn add_writing(&mut self, file: WritingFile) {
         self.early.push(file.0);
     }
 
@@ -138,21 +178,26 @@ impl ExportBundle {
     /// replaced unless every file was written. First it clears the
     /// temporary files that killed orogen processes left in `dir`.
     pub fn write_to(&mut self, dir: &Path) -> Result<Vec<PathBuf>, String> {
-        let created_dir = prepare_dir(dir)? || self.created_dir.is_some();
-        let mut temps: Vec<io::Result<PathBuf>> = self
-            .early
-            .iter_mut()
-            .map(|f| {
-                f.join()
-                    .unwrap_or_else(|| Err(io::Error::other("file already written")))
-            })
+        if let Some((early_dir, _)) = &self.early_dir
+            && !self.early.is_empty()
+            && early_dir != dir
+        {
+            return Err(format!(
+                "export files were started in {} but asked for in {}",
+                early_dir.display(),
+                dir.display()
+            ));
+        }
+        let created_dir = prepare_dir(dir)? || matches!(self.early_dir, Some((_, true)));
+        // The rest first, while the early files' syncs finish.
+        let rest: Vec<io::Result<PathBuf>> = self
+            .files
+            .par_iter()
+            .map(|(name, bytes)| write_temp_file(&dir.join(name), bytes))
             .collect();
-        temps.extend(
-            self.files
-                .par_iter()
-                .map(|(name, bytes)| write_temp_file(&dir.join(name), bytes))
-                .collect::<Vec<_>>(),
-        );
+        let mut temps: Vec<io::Result<PathBuf>> =
+            self.early.iter_mut().map(EarlyFile::take).collect();
+        temps.extend(rest);
         let paths: Vec<PathBuf> = self.names().iter().map(|n| dir.join(n)).collect();
         if let Err(e) = commit_temp_files(&paths, temps) {
             if created_dir {
@@ -161,7 +206,7 @@ impl ExportBundle {
             return Err(e.to_string());
         }
         // Complete: the folder stays.
-        self.created_dir = None;
+        self.early_dir = None;
         Ok(paths)
     }
 }
@@ -188,8 +233,8 @@ mod tests {
         let dir = root.path().join("out");
         let created = prepare_dir(&dir).unwrap();
         assert!(created);
-        let mut bundle = ExportBundle::default();
-        bundle.add_writing(start_writing(&dir, "a.r16", vec![1, 2, 3]), &dir, created);
+        let mut bundle = ExportBundle::writing_into(&dir, created);
+        bundle.add_writing(start_writing(&dir, "a.r16", vec![1, 2, 3]));
         bundle.add("b.json", b"{}".to_vec());
         assert_eq!(bundle.names(), ["a.r16", "b.json"]);
         assert_eq!(bundle.get("a.r16"), Some(&[1u8, 2, 3][..]));
@@ -204,15 +249,30 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("out");
         let created = prepare_dir(&dir).unwrap();
-        let mut bundle = ExportBundle::default();
-        bundle.add_writing(
-            start_writing(&dir, "a.r16", vec![7; 1 << 20]),
-            &dir,
-            created,
-        );
+        let mut bundle = ExportBundle::writing_into(&dir, created);
+        bundle.add_writing(start_writing(&dir, "a.r16", vec![7; 1 << 20]));
         // The export fails before write_to: its early file's temporary
         // copy and the folder it created go.
         drop(bundle);
         assert!(!dir.exists(), "left {:?}", entries(&dir));
+    }
+
+    #[test]
+    fn a_file_started_but_never_added_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(start_writing(dir.path(), "a.r16", vec![1; 4096]));
+        assert!(entries(dir.path()).is_empty(), "{:?}", entries(dir.path()));
+    }
+
+    #[test]
+    fn early_files_go_only_into_their_own_folder() {
+        let root = tempfile::tempdir().unwrap();
+        let (a, b) = (root.path().join("a"), root.path().join("b"));
+        let created = prepare_dir(&a).unwrap();
+        let mut bundle = ExportBundle::writing_into(&a, created);
+        bundle.add_writing(start_writing(&a, "x.r16", vec![1, 2]));
+        assert!(bundle.write_to(&b).unwrap_err().contains("started in"));
+        drop(bundle);
+        assert!(!a.exists() && !b.exists());
     }
 }

@@ -66,8 +66,8 @@ pub fn encode_png_strips(
     height: usize,
     pixels: PngPixels,
 ) -> Result<Vec<u8>, String> {
-    let row_len = width * pixels.bytes();
-    if raw.len() != row_len * height {
+    let row_len = width.saturating_mul(pixels.bytes());
+    if Some(raw.len()) != row_len.checked_mul(height) {
         return Err(format!(
             "PNG data of {} bytes does not fill {width}x{height} pixels of {} bytes",
             raw.len(),
@@ -90,12 +90,14 @@ pub fn encode_png_rows(
     pixels: PngPixels,
     fill_row: impl Fn(usize, &mut [u8]) + Sync,
 ) -> Result<Vec<u8>, String> {
-    let row_len = width * pixels.bytes();
     if width == 0 || height == 0 || width > u32::MAX as usize || height > u32::MAX as usize {
         return Err(format!(
             "PNG size {width}x{height}: each side needs 1 to 2^32-1 pixels"
         ));
     }
+    let Some(row_len) = width.checked_mul(pixels.bytes()) else {
+        return Err(format!("PNG rows of {width} pixels are too long"));
+    };
     let rows_per_strip = (STRIP_BYTES / (row_len + 1)).max(1);
     let strips: Vec<(usize, usize)> = (0..height)
         .step_by(rows_per_strip)
