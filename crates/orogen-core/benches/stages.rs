@@ -87,6 +87,22 @@ fn stages(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("stage-{side}"));
         // 4097² runs take tens to hundreds of milliseconds each.
         group.sample_size(if side > 1025 { 10 } else { 20 });
+        // The floor for passes bound by memory: the map copied over a
+        // map of the same size, by all threads, as the stages' own
+        // passes read and write it.
+        group.bench_function("parallel-copy", |b| {
+            use rayon::prelude::*;
+            b.iter_batched_ref(
+                || map.clone(),
+                |m| {
+                    m.data_mut()
+                        .par_chunks_mut(1 << 16)
+                        .zip(map.data().par_chunks(1 << 16))
+                        .for_each(|(dst, src)| dst.copy_from_slice(src));
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
         for (name, stage) in stage_cases() {
             group.bench_with_input(BenchmarkId::from_parameter(name), &stage, |b, stage| {
                 b.iter_batched_ref(
