@@ -9,7 +9,7 @@
 //! ```no_run
 //! use orogen_core::flow::{ExportRequest, export_map, load_recipe};
 //! let (recipe, base_dir) = load_recipe("default")?; // a preset name or a .ron file
-//! let output = orogen_core::Pipeline::new().with_base_dir(base_dir.clone()).run(&recipe, Default::default())?;
+//! let output = orogen_core::run_once(&recipe, base_dir.clone(), Default::default())?;
 //! let report = export_map(&output.map, &recipe, base_dir.as_deref(), &ExportRequest::default(), "out".as_ref())?;
 //! println!("{}", report.summary());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -21,7 +21,8 @@
 //!   parameter table every stage describes itself with, the shipped recipes;
 //! - [`stages`]: one module per algorithm; each fast kernel has its readable
 //!   definition beside it in a `reference` module, the tests' oracle;
-//! - [`pipeline`]: runs the stages, with the incremental cache the viewer uses;
+//! - [`pipeline`]: runs the stages: `run_once` in place for a final map, or
+//!   [`Pipeline`] with the incremental cache the viewer re-runs edits with;
 //! - [`splat`]: the texture painted from tile images by height bands and slope;
 //! - [`mesh`]: triangle mesh data for display and export;
 //! - [`io`]: height files, the sidecar, atomic bundles, tiled and mesh export;
