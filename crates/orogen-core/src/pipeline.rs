@@ -102,6 +102,19 @@ pub struct RunHooks<'a> {
     pub progress: Option<&'a mut dyn FnMut(usize, usize)>,
 }
 
+impl RunHooks<'_> {
+    /// Before stage `index` of `count`: stops a cancelled run, reports progress.
+    fn before_stage(&mut self, index: usize, count: usize) -> Result<(), PipelineError> {
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(PipelineError::Cancelled);
+        }
+        if let Some(progress) = self.progress.as_mut() {
+            progress(index, count);
+        }
+        Ok(())
+    }
+}
+
 impl Pipeline {
     /// An empty pipeline: its first run computes every stage.
     pub fn new() -> Self {
@@ -156,12 +169,7 @@ impl Pipeline {
             )),
         };
         for (index, entry) in recipe.stages.iter().enumerate().skip(first) {
-            if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return Err(PipelineError::Cancelled);
-            }
-            if let Some(progress) = hooks.progress.as_mut() {
-                progress(index, count);
-            }
+            hooks.before_stage(index, count)?;
             let start = Instant::now();
             if entry.enabled {
                 let mut map = current.parallel_copy();
@@ -253,12 +261,7 @@ pub fn run_once(
     let mut map = Heightmap::new(recipe.width as usize, recipe.height as usize);
     let mut timings = Vec::with_capacity(count);
     for (index, entry) in recipe.stages.iter().enumerate() {
-        if hooks.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(PipelineError::Cancelled);
-        }
-        if let Some(progress) = hooks.progress.as_mut() {
-            progress(index, count);
-        }
+        hooks.before_stage(index, count)?;
         let start = Instant::now();
         if entry.enabled {
             apply_stage(recipe, index, entry, base_dir.clone(), &mut map)?;
