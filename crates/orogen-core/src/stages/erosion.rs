@@ -155,6 +155,9 @@ pub struct ErosionBudget {
     pub deposited: f64,
     /// Sediment carried off the map's edges.
     pub lost: f64,
+    /// Droplet steps simulated: one per droplet per move that went on to
+    /// erode or deposit (the work a run did, for per-step speed figures).
+    pub steps: u64,
 }
 
 impl ErosionBudget {
@@ -162,6 +165,7 @@ impl ErosionBudget {
         self.eroded += o.eroded;
         self.deposited += o.deposited;
         self.lost += o.lost;
+        self.steps += o.steps;
     }
 }
 
@@ -593,6 +597,7 @@ impl HydraulicErosion {
                 f.py[l] = ny[l];
                 f.spot[l] = new_spot[l];
                 f.age[l] += 1;
+                budget.steps += 1;
                 if f.age[l] >= self.max_lifetime {
                     self.settle(win, new_spot[l], sediment, budget);
                     f.end(l);
