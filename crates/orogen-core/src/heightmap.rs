@@ -306,7 +306,26 @@ fn chunk_range_plain(chunk: &[f32]) -> (f32, f32) {
 
 #[inline(always)]
 fn chunk_range_body(chunk: &[f32]) -> (f32, f32) {
-    let (min, max, _) = lane_extremes::<false>(chunk);
+    // Four vectors' worth of independent minima and maxima: with one
+    // vector each, every step waited for the last compare and blend, and
+    // this pass took longer than a copy of the map.
+    const LANES: usize = 32;
+    let mut mins = [f32::INFINITY; LANES];
+    let mut maxs = [f32::NEG_INFINITY; LANES];
+    let blocks = chunk.chunks_exact(LANES);
+    let rest = blocks.remainder();
+    for block in blocks {
+        for ((v, lo), hi) in block.iter().zip(&mut mins).zip(&mut maxs) {
+            *lo = if *v < *lo { *v } else { *lo };
+            *hi = if *v > *hi { *v } else { *hi };
+        }
+    }
+    for ((v, lo), hi) in rest.iter().zip(&mut mins).zip(&mut maxs) {
+        *lo = if *v < *lo { *v } else { *lo };
+        *hi = if *v > *hi { *v } else { *hi };
+    }
+    let min = mins.iter().fold(f32::INFINITY, |a, &b| a.min(b));
+    let max = maxs.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
     (min, max)
 }
 

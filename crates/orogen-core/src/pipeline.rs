@@ -236,6 +236,9 @@ fn apply_stage(
     // Valid parameters can still combine into overflow (say, several
     // Multiply layers near their limits): refuse it here rather than
     // export infinities.
+    if entry.stage.op().keeps_finite() {
+        return Ok(());
+    }
     if let Some(bad) = map.first_non_finite() {
         return Err(PipelineError::Stage {
             index,

@@ -1,8 +1,9 @@
 //! Same bytes on every CPU.
 //!
 //! The hot row kernels (the heightmap's range and statistics, the hills'
-//! cap rows, the hill features' rows, the fBm and ridged octave rows, the
-//! splat's slope and texel rows) are compiled twice with the [`multiversion`] crate: once
+//! cap rows, the hill features' rows, the place-keyed random words of a
+//! lattice row, the fBm and ridged octave rows, the splat's slope and
+//! texel rows) are compiled twice with the [`multiversion`] crate: once
 //! for plain x86-64, whose vectors are SSE2's four `f32` lanes, and once
 //! with the `avx2` target feature, eight lanes wide. The first call asks
 //! the CPU what it has and later calls go to the copy it chose; other
@@ -87,6 +88,7 @@ mod tests {
         ),
         (&["apply_row"], KernelChecks::apply_row),
         (&["add_cap_row"], KernelChecks::add_cap_row),
+        (&["row_words"], KernelChecks::row_words),
         (&["fbm_row", "ridged_row"], KernelChecks::octave_rows),
         (&["slope_row"], KernelChecks::slope_row),
         (&["render_row"], KernelChecks::render_row),

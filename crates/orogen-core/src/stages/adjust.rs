@@ -39,10 +39,17 @@ impl Params for Clamp {
 impl StageOp for Clamp {
     fn apply(&self, map: &mut Heightmap, _: &mut StageContext) -> Result<(), StageError> {
         let (lo, hi) = (self.range.min, self.range.max);
-        map.data_mut()
-            .par_iter_mut()
-            .for_each(|v| *v = v.clamp(lo, hi));
+        map.data_mut().par_chunks_mut(1 << 16).for_each(|chunk| {
+            for v in chunk {
+                *v = v.clamp(lo, hi);
+            }
+        });
         Ok(())
+    }
+
+    /// Finite bounds keep finite cells finite.
+    fn keeps_finite(&self) -> bool {
+        true
     }
 }
 
@@ -75,15 +82,34 @@ impl Params for Normalize {
 
 impl StageOp for Normalize {
     fn apply(&self, map: &mut Heightmap, _: &mut StageContext) -> Result<(), StageError> {
-        let stats = map.stats();
-        let span = stats.max - stats.min;
+        let (min, max) = map.range();
+        let span = max - min;
         let (lo, hi) = (self.range.min, self.range.max);
+        if !span.is_finite() {
+            // Heights near ±f32::MAX: their span overflows f32, so work in
+            // f64, where it cannot.
+            let scale = (hi as f64 - lo as f64) / (max as f64 - min as f64);
+            map.data_mut().par_chunks_mut(1 << 16).for_each(|chunk| {
+                for v in chunk {
+                    *v = (lo as f64 + (*v as f64 - min as f64) * scale) as f32;
+                }
+            });
+            return Ok(());
+        }
         let scale = if span > 0.0 { (hi - lo) / span } else { 0.0 };
-        let min = stats.min;
-        map.data_mut()
-            .par_iter_mut()
-            .for_each(|v| *v = lo + (*v - min) * scale);
+        // Chunks with a plain loop inside, which vectorises; a closure per
+        // cell does not.
+        map.data_mut().par_chunks_mut(1 << 16).for_each(|chunk| {
+            for v in chunk {
+                *v = lo + (*v - min) * scale;
+            }
+        });
         Ok(())
+    }
+
+    /// Every cell lands between the range's finite ends.
+    fn keeps_finite(&self) -> bool {
+        true
     }
 }
 
@@ -131,19 +157,55 @@ pub fn terrace_profile(f: f32, sharpness: f32) -> f32 {
 
 impl StageOp for Terrace {
     fn apply(&self, map: &mut Heightmap, _: &mut StageContext) -> Result<(), StageError> {
-        let stats = map.stats();
-        let span = stats.max - stats.min;
+        let (min, max) = map.range();
+        let span = max - min;
         if span <= 0.0 {
             return Ok(());
         }
         let n = self.levels as f32;
-        let (min, sharpness) = (stats.min, self.sharpness);
-        map.data_mut().par_iter_mut().for_each(|v| {
-            let s = ((*v - min) / span * n).min(n);
-            let step = s.floor();
-            let f = s - step;
-            *v = min + (step + terrace_profile(f, sharpness)) / n * span;
+        let sharpness = self.sharpness;
+        map.data_mut().par_chunks_mut(1 << 16).for_each(|chunk| {
+            for v in chunk {
+                let s = ((*v - min) / span * n).min(n);
+                let step = s.floor();
+                let f = s - step;
+                *v = min + (step + terrace_profile(f, sharpness)) / n * span;
+            }
         });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stage_rng;
+
+    fn normalized(data: Vec<f32>, lo: f32, hi: f32) -> Vec<f32> {
+        let mut map = Heightmap::from_vec(data.len(), 1, data).unwrap();
+        let stage = Normalize {
+            range: Span::new(lo, hi),
+        };
+        stage
+            .apply(&mut map, &mut StageContext::new(stage_rng(1, 0)))
+            .unwrap();
+        map.into_vec()
+    }
+
+    #[test]
+    fn normalize_maps_the_lowest_and_highest_cells_to_the_range_ends() {
+        let out = normalized(vec![3.0, -1.0, 7.0, 1.0], 10.0, 20.0);
+        assert_eq!(out, vec![15.0, 10.0, 20.0, 12.5]);
+        assert_eq!(normalized(vec![4.0; 5], 2.0, 9.0), vec![2.0; 5]);
+    }
+
+    /// Its `keeps_finite` promise holds even when the span of finite
+    /// heights overflows f32.
+    #[test]
+    fn normalize_keeps_heights_near_the_f32_limits_finite() {
+        let out = normalized(vec![-3.0e38, 0.0, 3.0e38, 1.5e38], 0.0, 100.0);
+        assert!(out.iter().all(|v| v.is_finite()), "{out:?}");
+        assert_eq!((out[0], out[2]), (0.0, 100.0));
+        assert!((out[1] - 50.0).abs() < 1e-3 && (out[3] - 75.0).abs() < 1e-3);
     }
 }

@@ -75,6 +75,13 @@ impl std::error::Error for StageError {}
 pub trait StageOp: Params {
     /// Transforms `map` in place; fails only when the stage cannot run at all.
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError>;
+
+    /// Whether finite input cells always give finite output cells. The
+    /// pipeline then skips its overflow scan after this stage: the input
+    /// was scanned after the stage before (or is the flat start).
+    fn keeps_finite(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! stage_catalogue {

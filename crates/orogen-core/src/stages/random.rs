@@ -51,17 +51,32 @@ impl StageOp for RandomValues {
         let (low, high) = (self.values.min, self.values.max);
         let key = PlaceKey::of_stage(&ctx.rng);
         let steps = world_steps_per_cell(width.max(map.height()));
+        // Sides of 2^k + 1 cells sit on whole world lattice steps: a row's
+        // words then come from the vectorised row kernel.
+        let whole_steps = (steps.fract() == 0.0).then_some(steps as u32);
         let columns: Vec<u32> = (0..width).map(|x| world_coordinate(x, steps)).collect();
+        let value = |word: u32| low + (high - low) * unit_from_word(word);
         map.data_mut()
             .par_chunks_mut(width)
             .enumerate()
-            .for_each(|(y, row)| {
-                let wy = world_coordinate(y, steps);
-                for (cell, &wx) in row.iter_mut().zip(&columns) {
-                    let value = low + (high - low) * unit_from_word(key.word(0, wx, wy));
-                    *cell = self.combine.apply(*cell, value);
-                }
-            });
+            .for_each_init(
+                || (vec![0u32; width], vec![0.0f32; width]),
+                |(words, values), (y, row)| {
+                    let wy = world_coordinate(y, steps);
+                    match whole_steps {
+                        Some(dx) => key.row_words(0, (0, dx), wy, words),
+                        None => {
+                            for (word, &wx) in words.iter_mut().zip(&columns) {
+                                *word = key.word(0, wx, wy);
+                            }
+                        }
+                    }
+                    for (v, &word) in values.iter_mut().zip(words.iter()) {
+                        *v = value(word);
+                    }
+                    self.combine.merge(row, values);
+                },
+            );
         Ok(())
     }
 }

@@ -21,6 +21,7 @@ pub mod reference;
 use super::combine::{COMBINE_HELP, Combine};
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
+use crate::hugepages::zeroed_in_parallel;
 use crate::params::{ParamVisitor, Params, visit_choice};
 use crate::place_rng::{PlaceKey, WORLD_LEVELS};
 use crate::rng::{StageRng, unit_from_word};
@@ -318,8 +319,13 @@ impl RowScratch {
         scale: f32,
     ) -> (&[f32], &mut Lanes) {
         self.words.clear();
-        self.words
-            .extend((0..count).map(|k| place.word(level, first + k * step, y)));
+        self.words.resize(count, 0);
+        place.key.row_words(
+            level,
+            ((first << place.shift) as u32, (step << place.shift) as u32),
+            (y << place.shift) as u32,
+            &mut self.words,
+        );
         self.offsets.clear();
         self.offsets.extend(
             self.words
@@ -541,16 +547,18 @@ impl StageOp for DiamondSquare {
             self.lattice_into(map.data_mut(), side, &ctx.rng);
             return Ok(());
         }
-        let grid = self.lattice(side, &ctx.rng);
+        // Cleared by all threads on huge pages: a fresh `side²` buffer
+        // would otherwise fault in page by page on one thread.
+        let mut grid = zeroed_in_parallel(side * side);
+        self.lattice_into(&mut grid, side, &ctx.rng);
         // The lattice spans the world's longer side: a map cell is this
         // many lattice steps (1 when the longer side has `side` cells).
         let per_cell = (side - 1) as f32 / (w.max(h) - 1) as f32;
         if per_cell == 1.0 {
-            for y in 0..h {
-                let src = &grid[y * side..y * side + w];
-                let dst = &mut map.data_mut()[y * w..(y + 1) * w];
-                self.combine.merge(dst, src);
-            }
+            map.data_mut()
+                .par_chunks_mut(w)
+                .zip(grid.par_chunks(side))
+                .for_each(|(dst, src)| self.combine.merge(dst, &src[..w]));
             return Ok(());
         }
         let lattice = Heightmap::from_vec(side, side, grid)
