@@ -4,6 +4,7 @@
 # table of medians.
 #
 #   scripts/peer-bench.sh [RUNS]          (default 7 runs of each side)
+#   PEER_TIMES=FILE scripts/peer-bench.sh (also keep every run's lines)
 #
 # wgen is fetched into a throwaway folder outside this repository
 # (WGEN_SOURCE: a git URL or a local clone, default
@@ -57,3 +58,5 @@ for ((i = 1; i <= runs; i++)); do
   RAYON_NUM_THREADS=1 "$ours" "$recipe" | sed 's/^/orogen1 /' >> "$work/times"
 done
 python3 "$repo/scripts/peer/table.py" "$work/times" "$(nproc)"
+# PEER_TIMES=FILE keeps every run's raw timing lines.
+if [ -n "${PEER_TIMES:-}" ]; then cp "$work/times" "$PEER_TIMES"; fi
