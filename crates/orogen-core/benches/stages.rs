@@ -68,6 +68,19 @@ fn stage_cases() -> Vec<(&'static str, Stage)> {
             }),
         ),
         (
+            "hills-600-large",
+            // wgen's default hills at 1025² (scripts/peer-bench.sh): 600
+            // caps of radius 24.6–139.4 cells.
+            Stage::HillsAndPits(HillsAndPits {
+                layers: vec![HillLayer {
+                    count: 600,
+                    radius: Span::new(24.6, 139.4),
+                    height: Span::new(0.00002, 0.0004),
+                    ..HillLayer::hills()
+                }],
+            }),
+        ),
+        (
             "noise-fbm6",
             Stage::Noise(NoiseStage {
                 kind: NoiseKind::Fbm,
@@ -76,6 +89,7 @@ fn stage_cases() -> Vec<(&'static str, Stage)> {
             }),
         ),
         ("normalize", Stage::Normalize(Normalize::default())),
+        ("clamp", Stage::Clamp(Clamp::default())),
         ("terrace", Stage::Terrace(Terrace::default())),
     ]
 }

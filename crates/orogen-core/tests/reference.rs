@@ -3,13 +3,16 @@
 use orogen_core::Heightmap;
 use orogen_core::params::Choice;
 use orogen_core::params::Span;
+use orogen_core::place_rng::{PlaceKey, world_coordinate, world_steps_per_cell};
 use orogen_core::rng::stage_rng;
+use orogen_core::rng::unit_from_word;
 use orogen_core::stages::blur::fractional::fractional_box_pass;
 use orogen_core::stages::blur::{self, box_blur_pass};
 use orogen_core::stages::hill_features::{
     self, Distribution, Easing, FeatureBlend, FeatureShape, HillFeatures,
 };
 use orogen_core::stages::hills_pits::{self, HillLayer, HillsAndPits, apply_caps};
+use orogen_core::stages::{Combine, RandomValues, StageContext, StageOp};
 use proptest::prelude::*;
 
 fn random_map(w: usize, h: usize, seed: u64) -> Heightmap {
@@ -156,4 +159,36 @@ fn a_hill_never_lowers_the_map_outside_its_radius() {
     let s = map.stats();
     assert_eq!(s.min, 0.0, "the article's bug would push cells below zero");
     assert!((s.max - 0.3 * 25.0).abs() < 2.0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Random values, row kernel (sides of 2^k + 1) and point by point
+    /// (other sides), every combine mode, against each cell's word.
+    #[test]
+    fn random_values_match_each_cells_word(k in 1u32..7, extra in 0usize..40, wide in any::<bool>(),
+            mode in 0usize..6, seed in any::<u64>()) {
+        let long = (1usize << k) + 1 + extra;
+        let short = (long / 2).max(1);
+        let (w, h) = if wide { (long, short) } else { (short, long) };
+        let stage = RandomValues {
+            values: Span::new(-3.0, 5.0),
+            combine: Combine::ALL[mode],
+        };
+        let base = random_map(w, h, seed);
+        let mut fast = base.clone();
+        let rng = stage_rng(seed, 4);
+        stage.apply(&mut fast, &mut StageContext::new(rng.clone())).unwrap();
+        let key = PlaceKey::of_stage(&rng);
+        let steps = world_steps_per_cell(w.max(h));
+        for y in 0..h {
+            for x in 0..w {
+                let word = key.word(0, world_coordinate(x, steps), world_coordinate(y, steps));
+                let value = -3.0 + 8.0 * unit_from_word(word);
+                let expected = stage.combine.apply(base.get(x, y), value);
+                prop_assert_eq!(fast.get(x, y).to_bits(), expected.to_bits(), "cell ({}, {})", x, y);
+            }
+        }
+    }
 }

@@ -55,28 +55,38 @@ impl StageOp for RandomValues {
         // words then come from the vectorised row kernel.
         let whole_steps = (steps.fract() == 0.0).then_some(steps as u32);
         let columns: Vec<u32> = (0..width).map(|x| world_coordinate(x, steps)).collect();
-        let value = |word: u32| low + (high - low) * unit_from_word(word);
+        // `move`: captured by value, so the loops below need not reload
+        // the bounds after every store, and vectorise.
+        let value = move |word: u32| low + (high - low) * unit_from_word(word);
+        // Bands of rows share one scratch row of words, allocated per band
+        // (per row, allocating and clearing it cost as much as the pass).
+        const BAND_ROWS: usize = 16;
         map.data_mut()
-            .par_chunks_mut(width)
+            .par_chunks_mut(width * BAND_ROWS)
             .enumerate()
-            .for_each_init(
-                || (vec![0u32; width], vec![0.0f32; width]),
-                |(words, values), (y, row)| {
-                    let wy = world_coordinate(y, steps);
+            .for_each(|(band, rows)| {
+                let mut words = vec![0u32; width];
+                for (i, row) in rows.chunks_mut(width).enumerate() {
+                    let wy = world_coordinate(band * BAND_ROWS + i, steps);
                     match whole_steps {
-                        Some(dx) => key.row_words(0, (0, dx), wy, words),
+                        Some(dx) => key.row_words(0, (0, dx), wy, &mut words),
                         None => {
                             for (word, &wx) in words.iter_mut().zip(&columns) {
                                 *word = key.word(0, wx, wy);
                             }
                         }
                     }
-                    for (v, &word) in values.iter_mut().zip(words.iter()) {
-                        *v = value(word);
+                    if self.combine == Combine::Replace {
+                        for (cell, &word) in row.iter_mut().zip(&words) {
+                            *cell = value(word);
+                        }
+                    } else {
+                        for (cell, &word) in row.iter_mut().zip(&words) {
+                            *cell = self.combine.apply(*cell, value(word));
+                        }
                     }
-                    self.combine.merge(row, values);
-                },
-            );
+                }
+            });
         Ok(())
     }
 }
