@@ -34,6 +34,41 @@ pub fn zeroed_in_parallel<T: Copy + Default + Send>(len: usize) -> Vec<T> {
     v
 }
 
+/// `len` zeros that cost nothing until touched: large buffers come from
+/// the kernel already zero (`calloc` maps them), advised onto huge pages,
+/// so the first stage to touch a page pays one fault per 2 MiB, on
+/// whichever thread touches it. Clearing them in advance (as
+/// [`zeroed_in_parallel`] does) would zero every page twice, once in the
+/// kernel and once in the clearing loop; and without huge pages a stage
+/// that reads before it writes pays a copy-on-write fault per 4 KiB.
+pub fn lazily_zeroed_f32(len: usize) -> Vec<f32> {
+    // `vec![0.0; n]` allocates zeroed memory (no loop writes the zeros).
+    let v = vec![0.0f32; len];
+    advise_huge(&v);
+    v
+}
+
+/// A vector of `len` values made by `fill`, which writes every slot of
+/// the chunks it is given (chunk `i` holds values `i·chunk ..`), on all
+/// threads, into huge-page memory touched only by those writes.
+pub fn filled_in_parallel<T: Send>(
+    len: usize,
+    chunk: usize,
+    fill: impl Fn(usize, &mut [std::mem::MaybeUninit<T>]) + Sync,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    let mut v = huge_capacity(len);
+    let slots = &mut v.spare_capacity_mut()[..len];
+    slots
+        .par_chunks_mut(chunk.max(1))
+        .enumerate()
+        .for_each(|(i, c)| fill(i, c));
+    // SAFETY: `fill` writes every slot of every chunk (its contract), and
+    // the chunks cover all `len` slots.
+    unsafe { v.set_len(len) };
+    v
+}
+
 /// Below this, huge pages cannot help.
 const HUGE_PAGE: usize = 2 << 20;
 
@@ -63,6 +98,21 @@ fn advise_huge<T>(_: &[T]) {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lazy_zeros_and_parallel_fills_hold_what_they_promise() {
+        for len in [0, 1, 1000, 3 << 20] {
+            let zeros = lazily_zeroed_f32(len);
+            assert_eq!(zeros.len(), len);
+            assert!(zeros.iter().all(|&v| v.to_bits() == 0));
+            let filled: Vec<u32> = filled_in_parallel(len, 1 << 12, |i, chunk| {
+                for (j, slot) in chunk.iter_mut().enumerate() {
+                    slot.write(((i << 12) + j) as u32);
+                }
+            });
+            assert!(filled.iter().enumerate().all(|(k, &v)| v == k as u32));
+        }
+    }
 
     #[test]
     fn capacity_is_reserved_at_any_size() {

@@ -2,7 +2,7 @@
 //! the stages from the first one that changed.
 
 use crate::heightmap::Heightmap;
-use crate::hugepages::zeroed_in_parallel;
+use crate::hugepages::lazily_zeroed_f32;
 use crate::recipe::{Recipe, StageEntry};
 use crate::rng::stage_rng;
 use crate::stages::{StageContext, StageError};
@@ -263,12 +263,11 @@ pub fn run_once(
 ) -> Result<PipelineOutput, PipelineError> {
     let count = recipe.stages.len();
     let (width, height) = (recipe.width as usize, recipe.height as usize);
-    // Zeroed by every thread on huge pages before the first stage: a map
-    // from `calloc` maps the shared zero page, and a stage that reads then
-    // writes a cell pays a copy-on-write fault and a TLB shootdown per
-    // page (half of a cold 1025² hills stage). This also starts the
-    // thread pool, so no stage's time includes it.
-    let mut map = Heightmap::from_vec(width, height, zeroed_in_parallel(width * height))
+    // Zero pages from the kernel on huge pages, touched first by the
+    // stages' own threads: a plain `calloc` map would make a stage that
+    // reads before it writes pay a copy-on-write fault and a TLB
+    // shootdown per 4 KiB page (half of a cold 1025² hills stage).
+    let mut map = Heightmap::from_vec(width, height, lazily_zeroed_f32(width * height))
         .unwrap_or_else(|| Heightmap::new(width, height));
     let mut timings = Vec::with_capacity(count);
     for (index, entry) in recipe.stages.iter().enumerate() {

@@ -48,6 +48,43 @@ fn r16_and_png16_hold_identical_values_and_corners_land_right() {
     assert_eq!(preview.get_pixel(4, 2)[0], 0);
 }
 
+/// A map wider than the preview's limit is averaged over square blocks:
+/// 4099 columns need blocks of 3 (1367 pixels), the last block clipped.
+#[test]
+fn a_large_maps_preview_averages_blocks_of_cells() {
+    use orogen_core::io::height_files::PREVIEW_MAX_SIDE;
+    let (w, h) = (2 * PREVIEW_MAX_SIDE + 3, 4);
+    let q: Vec<u16> = (0..w * h)
+        .map(|i| (((i % w) * 7 + (i / w) * 1000) * 3 % 65536) as u16)
+        .collect();
+    let preview = image::load_from_memory(&encode_preview(&q, w).unwrap())
+        .unwrap()
+        .to_luma8();
+    assert_eq!(preview.dimensions(), (w.div_ceil(3) as u32, 2));
+    let naive = |px: usize, py: usize| {
+        let (mut sum, mut n) = (0u64, 0u64);
+        for y in py * 3..(py * 3 + 3).min(h) {
+            for x in px * 3..(px * 3 + 3).min(w) {
+                sum += q[y * w + x] as u64;
+                n += 1;
+            }
+        }
+        ((sum / n) >> 8) as u8
+    };
+    for (px, py) in [
+        (0, 0),
+        (500, 1),
+        (w.div_ceil(3) - 1, 0),
+        (w.div_ceil(3) - 1, 1),
+    ] {
+        assert_eq!(
+            preview.get_pixel(px as u32, py as u32)[0],
+            naive(px, py),
+            "pixel ({px}, {py})"
+        );
+    }
+}
+
 #[test]
 fn flip_y_reverses_rows_and_big_endian_is_the_byte_swap() {
     let map = marked_map();

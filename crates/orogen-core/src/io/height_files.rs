@@ -4,7 +4,7 @@
 //! float EXR and TIFF codecs live in [`float_files`](super::float_files)).
 
 use crate::heightmap::Heightmap;
-use crate::hugepages::zeroed_in_parallel;
+use crate::hugepages::{filled_in_parallel, zeroed_in_parallel};
 use crate::io::float_files::{decode_exr, decode_tiff};
 use crate::io::png_strips::{PngPixels, encode_png_rows, encode_png_strips};
 use crate::params::{Choice, Span};
@@ -60,8 +60,8 @@ impl Default for ExportOptions {
 /// The height range exported as 0..65535.
 pub fn export_range(map: &Heightmap, opts: &ExportOptions) -> Span {
     opts.height_range.unwrap_or_else(|| {
-        let s = map.stats();
-        Span::new(s.min, s.max)
+        let (min, max) = map.range();
+        Span::new(min, max)
     })
 }
 
@@ -74,18 +74,18 @@ pub fn quantize(map: &Heightmap, range: Span) -> Vec<u16> {
     } else {
         0.0
     };
-    // Every cell on its own: split over the threads, the same values.
-    let mut out: Vec<u16> = zeroed_in_parallel(map.data().len());
-    out.par_chunks_mut(1 << 16)
-        .zip(map.data().par_chunks(1 << 16))
-        .for_each(|(out, cells)| {
-            for (o, &v) in out.iter_mut().zip(cells) {
-                // Clamp, then round half up with a cast (no libm `round`).
-                let q = ((v - range.min) as f64 * scale).clamp(0.0, 65535.0);
-                *o = (q + 0.5) as u16;
-            }
-        });
-    out
+    // Every cell on its own: split over the threads, the same values,
+    // written straight into fresh memory (no clearing pass first).
+    const CHUNK: usize = 1 << 16;
+    let cells = map.data();
+    let min = range.min;
+    filled_in_parallel(cells.len(), CHUNK, move |i, out| {
+        for (o, &v) in out.iter_mut().zip(&cells[i * CHUNK..]) {
+            // Clamp, then round half up with a cast (no libm `round`).
+            let q = ((v - min) as f64 * scale).clamp(0.0, 65535.0);
+            o.write((q + 0.5) as u16);
+        }
+    })
 }
 
 /// `values`' rows in output order (north first, or south first when
@@ -271,16 +271,32 @@ impl std::fmt::Display for HeightFormats {
     }
 }
 
-/// 8-bit grayscale preview, north up.
+/// The preview's longest side, at most: a quick look, not a second copy
+/// of the map (an 8193² map would give a 67-megapixel "preview").
+pub const PREVIEW_MAX_SIDE: usize = 2048;
+
+/// Encodes samples as the 8-bit grayscale quick-look preview, north up:
+/// maps up to [`PREVIEW_MAX_SIDE`] a side pixel for pixel, larger ones
+/// averaged over square blocks of the smallest whole number of cells that
+/// brings them within it.
 pub fn encode_preview(values: &[u16], width: usize) -> Result<Vec<u8>, String> {
     let width = width.max(1);
     let height = values.len() / width;
-    encode_png_rows(width, height, PngPixels::Gray8, |y, out| {
-        for (&v, o) in values[y * width..(y + 1) * width]
-            .iter()
-            .zip(out.iter_mut())
-        {
-            *o = (v >> 8) as u8;
+    let block = width.max(height).div_ceil(PREVIEW_MAX_SIDE).max(1);
+    let (out_w, out_h) = (width.div_ceil(block), height.div_ceil(block));
+    encode_png_rows(out_w, out_h, PngPixels::Gray8, |y, out| {
+        let rows = y * block..((y + 1) * block).min(height);
+        for (x, o) in out.iter_mut().enumerate().take(out_w) {
+            let columns = x * block..((x + 1) * block).min(width);
+            let mut sum = 0u64;
+            for row in rows.clone() {
+                sum += values[row * width + columns.start..row * width + columns.end]
+                    .iter()
+                    .map(|&v| v as u64)
+                    .sum::<u64>();
+            }
+            let count = (rows.len() * columns.len()) as u64;
+            *o = ((sum / count) >> 8) as u8;
         }
     })
 }
