@@ -69,6 +69,61 @@ pub fn filled_in_parallel<T: Send>(
     v
 }
 
+/// Bytes of a memory page: the alignment a direct (uncached) file write
+/// needs of its buffer.
+pub const PAGE_BYTES: usize = 4096;
+
+/// Values whose first one starts on a page boundary, so their bytes can be
+/// written to a file directly, without the kernel copying them (see
+/// [`crate::io::atomic`]).
+pub struct PageAligned<T> {
+    buf: Vec<T>,
+    start: usize,
+}
+
+impl<T> std::ops::Deref for PageAligned<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.buf[self.start..]
+    }
+}
+
+impl AsRef<[u8]> for PageAligned<u8> {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+/// [`filled_in_parallel`], page-aligned: the buffer has a page of slack and
+/// the values start at its first page boundary.
+pub fn page_aligned_in_parallel<T: Send + Default>(
+    len: usize,
+    chunk: usize,
+    fill: impl Fn(usize, &mut [std::mem::MaybeUninit<T>]) + Sync,
+) -> PageAligned<T> {
+    use rayon::prelude::*;
+    let slack = PAGE_BYTES.div_ceil(std::mem::size_of::<T>().max(1));
+    let mut buf: Vec<T> = huge_capacity(len + slack);
+    let start = match buf.as_ptr().align_offset(PAGE_BYTES) {
+        offset if offset <= slack => offset,
+        _ => 0,
+    };
+    let slots = &mut buf.spare_capacity_mut()[..start + len];
+    let (before, values) = slots.split_at_mut(start);
+    for slot in before {
+        slot.write(T::default());
+    }
+    values
+        .par_chunks_mut(chunk.max(1))
+        .enumerate()
+        .for_each(|(i, c)| fill(i, c));
+    // SAFETY: the slots before `start` were written above; `fill` writes
+    // every slot of every chunk (its contract), and the chunks cover the
+    // `len` slots from `start`.
+    unsafe { buf.set_len(start + len) };
+    PageAligned { buf, start }
+}
+
 /// Below this, huge pages cannot help.
 const HUGE_PAGE: usize = 2 << 20;
 
@@ -111,6 +166,20 @@ mod tests {
                 }
             });
             assert!(filled.iter().enumerate().all(|(k, &v)| v == k as u32));
+        }
+    }
+
+    #[test]
+    fn page_aligned_values_start_on_a_page_and_hold_every_value() {
+        for len in [0, 1, 5000, 3 << 20] {
+            let v: PageAligned<u16> = page_aligned_in_parallel(len, 1 << 10, |i, chunk| {
+                for (j, slot) in chunk.iter_mut().enumerate() {
+                    slot.write(((i << 10) + j) as u16);
+                }
+            });
+            assert_eq!(v.len(), len);
+            assert_eq!(v.as_ptr() as usize % PAGE_BYTES, 0);
+            assert!(v.iter().enumerate().all(|(k, &x)| x == k as u16));
         }
     }
 

@@ -2,14 +2,15 @@
 //! written together into one folder, each atomically.
 
 use crate::heightmap::Heightmap;
+use crate::hugepages::PageAligned;
 use crate::io::bundle::{
     ExportBundle, SharedBytes, WritingFile, prepare_dir, start_writing, start_writing_shared,
 };
 use crate::io::engines::{Engine, ImportSettings};
 use crate::io::float_files::{encode_exr, encode_tiff_f32};
 use crate::io::height_files::{
-    ByteOrder, ExportOptions, HeightFormat, HeightFormats, encode_png16, encode_preview,
-    encode_r16, export_range, quantize,
+    ByteOrder, ExportOptions, HeightFormat, HeightFormats, encode_png16, encode_png16_page_aligned,
+    encode_preview, encode_r16, export_range, quantize_page_aligned,
 };
 use crate::io::mesh_export::{MeshPlan, MeshTexture, mesh_files};
 use crate::io::sidecar::{HeightFileInfo, Sidecar};
@@ -144,7 +145,7 @@ pub fn heightmap_bundle_into(
     dir: Option<&Path>,
 ) -> Result<(ExportBundle, Span), String> {
     let range = export_range(map, opts);
-    let samples = Arc::new(Samples(quantize(map, range)));
+    let samples = Arc::new(Samples(quantize_page_aligned(map, range)));
     let values: &[u16] = &samples.0;
     let w = map.width();
     // RAW16 in the machine's own order is the samples' memory: written
@@ -173,6 +174,16 @@ pub fn heightmap_bundle_into(
                             dir,
                             format.file_name(),
                             shared,
+                        )));
+                    }
+                    if let (HeightFormat::Png, Some(dir)) = (format, dir) {
+                        // Page-aligned, so the file is written directly.
+                        let png: SharedBytes =
+                            Arc::new(encode_png16_page_aligned(values, w, opts.flip_y)?);
+                        return Ok(Encoded::Writing(start_writing_shared(
+                            dir,
+                            format.file_name(),
+                            png,
                         )));
                     }
                     let bytes = match format {
@@ -212,8 +223,8 @@ pub fn heightmap_bundle_into(
 }
 
 /// Quantised samples, whose memory is their little-endian RAW16 bytes on
-/// a little-endian machine.
-struct Samples(Vec<u16>);
+/// a little-endian machine, starting on a page (for a direct write).
+struct Samples(PageAligned<u16>);
 
 impl AsRef<[u8]> for Samples {
     fn as_ref(&self) -> &[u8] {

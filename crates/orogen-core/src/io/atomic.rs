@@ -131,7 +131,9 @@ fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     let temp = temp_path(path);
     let mut file = create_registered(&temp)?;
     let result = (|| {
-        write_with_early_writeback(&mut file, bytes)?;
+        if !write_direct(&mut file, bytes)? {
+            write_with_early_writeback(&mut file, bytes)?;
+        }
         file.sync_all()
     })();
     drop(file);
@@ -174,6 +176,68 @@ fn write_with_early_writeback(file: &mut fs::File, bytes: &[u8]) -> io::Result<(
         offset += piece.len();
     }
     Ok(())
+}
+
+/// Files from this size up are written directly when their bytes start
+/// on a page.
+const DIRECT_MIN_BYTES: usize = 32 << 20;
+
+/// Writes a large, page-aligned `bytes` to the empty `file` with
+/// `O_DIRECT`: the disk reads the bytes from this process's memory, so the
+/// kernel neither copies them into its page cache nor takes fresh pages
+/// for it (on a virtual machine, touching 128 MiB of fresh pages cost
+/// about 0.35 s of CPU on every export of an 8193² map). The last partial
+/// page goes through the cache as usual. Returns `Ok(false)`, with the
+/// file empty again, where that is not possible (unaligned bytes, a small
+/// file, a file system without direct I/O): the caller then writes
+/// normally. Every direct write is whole pages at page offsets, as
+/// `O_DIRECT` requires.
+#[cfg(target_os = "linux")]
+fn write_direct(file: &mut fs::File, bytes: &[u8]) -> io::Result<bool> {
+    use crate::hugepages::PAGE_BYTES;
+    use std::io::{Seek, SeekFrom};
+    use std::os::fd::AsRawFd;
+    if bytes.len() < DIRECT_MIN_BYTES || !(bytes.as_ptr() as usize).is_multiple_of(PAGE_BYTES) {
+        return Ok(false);
+    }
+    let fd = file.as_raw_fd();
+    let set_direct = |on: bool| -> bool {
+        // SAFETY: fcntl on an open descriptor, reading then setting its
+        // status flags; no memory is passed.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            flags >= 0 && {
+                let flags = if on {
+                    flags | libc::O_DIRECT
+                } else {
+                    flags & !libc::O_DIRECT
+                };
+                libc::fcntl(fd, libc::F_SETFL, flags) == 0
+            }
+        }
+    };
+    if !set_direct(true) {
+        return Ok(false);
+    }
+    let whole_pages = bytes.len() / PAGE_BYTES * PAGE_BYTES;
+    let direct = bytes[..whole_pages]
+        .chunks(WRITEBACK_PIECE)
+        .try_for_each(|piece| file.write_all(piece));
+    let restored = set_direct(false);
+    if direct.is_err() || !restored {
+        // Start again through the cache: a real failure (a full disk)
+        // shows up there with its own error.
+        file.set_len(0)?;
+        file.seek(SeekFrom::Start(0))?;
+        return Ok(false);
+    }
+    file.write_all(&bytes[whole_pages..])?;
+    Ok(true)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn write_direct(_: &mut fs::File, _: &[u8]) -> io::Result<bool> {
+    Ok(false)
 }
 
 /// Removes a temporary copy from [`write_temp_file`] that will not be
@@ -312,6 +376,30 @@ pub fn remove_stale_temp_files(dir: &Path) -> io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Large page-aligned bytes (written directly where the file system
+    /// allows it, with a tail of a partial page) and the same bytes one
+    /// byte off a page (written through the cache) both land whole.
+    #[test]
+    fn large_files_land_whole_aligned_or_not() {
+        use crate::hugepages::page_aligned_in_parallel;
+        let dir = tempfile::tempdir().unwrap();
+        let len = DIRECT_MIN_BYTES + 3 * 4096 + 1234;
+        let bytes = page_aligned_in_parallel(len + 1, 1 << 16, |i, chunk| {
+            for (j, slot) in chunk.iter_mut().enumerate() {
+                let k = (i << 16) + j;
+                slot.write((k.wrapping_mul(2_654_435_761) >> 13) as u8);
+            }
+        });
+        for (name, data) in [("aligned.bin", &bytes[..len]), ("offset.bin", &bytes[1..])] {
+            let path = dir.path().join(name);
+            let temp = write_temp_file(&path, data).unwrap();
+            commit_temp_files(std::slice::from_ref(&path), vec![Ok(temp)]).unwrap();
+            let back = fs::read(&path).unwrap();
+            assert_eq!(back.len(), data.len(), "{name}");
+            assert!(back == data, "{name}: contents differ");
+        }
+    }
 
     #[test]
     fn a_failed_file_leaves_every_name_as_it_was() {

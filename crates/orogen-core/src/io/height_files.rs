@@ -4,15 +4,20 @@
 //! float EXR and TIFF codecs live in [`float_files`](super::float_files)).
 
 use crate::heightmap::Heightmap;
-use crate::hugepages::{filled_in_parallel, zeroed_in_parallel};
+use crate::hugepages::{
+    PageAligned, filled_in_parallel, page_aligned_in_parallel, zeroed_in_parallel,
+};
 use crate::io::float_files::{decode_exr, decode_tiff};
-use crate::io::png_strips::{PngPixels, encode_png_rows, encode_png_strips};
+use crate::io::png_strips::{
+    PngPixels, encode_png_rows, encode_png_rows_page_aligned, encode_png_strips,
+};
 use crate::params::{Choice, Span};
 use image::ExtendedColorType;
 use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Cursor;
+use std::mem::MaybeUninit;
 use std::path::Path;
 
 /// Byte order of the 16-bit samples in a RAW16 (`.r16`) file.
@@ -68,24 +73,35 @@ pub fn export_range(map: &Heightmap, opts: &ExportOptions) -> Span {
 /// Maps heights linearly onto 0..=65535 (clamping outside `range`),
 /// row 0 = north. A flat range maps to 0.
 pub fn quantize(map: &Heightmap, range: Span) -> Vec<u16> {
+    filled_in_parallel(map.data().len(), QUANTIZE_CHUNK, quantizer(map, range))
+}
+
+/// [`quantize`] into page-aligned memory, whose little-endian bytes are
+/// written to `heightmap.r16` without a copy by the kernel.
+pub fn quantize_page_aligned(map: &Heightmap, range: Span) -> PageAligned<u16> {
+    page_aligned_in_parallel(map.data().len(), QUANTIZE_CHUNK, quantizer(map, range))
+}
+
+const QUANTIZE_CHUNK: usize = 1 << 16;
+
+/// Fills chunk `i` of the samples: every cell on its own, split over the
+/// threads, the same values, written straight into fresh memory.
+fn quantizer(map: &Heightmap, range: Span) -> impl Fn(usize, &mut [MaybeUninit<u16>]) + Sync + '_ {
     let span = range.max - range.min;
     let scale = if span > 0.0 {
         65535.0 / span as f64
     } else {
         0.0
     };
-    // Every cell on its own: split over the threads, the same values,
-    // written straight into fresh memory (no clearing pass first).
-    const CHUNK: usize = 1 << 16;
     let cells = map.data();
     let min = range.min;
-    filled_in_parallel(cells.len(), CHUNK, move |i, out| {
-        for (o, &v) in out.iter_mut().zip(&cells[i * CHUNK..]) {
+    move |i, out| {
+        for (o, &v) in out.iter_mut().zip(&cells[i * QUANTIZE_CHUNK..]) {
             // Clamp, then round half up with a cast (no libm `round`).
             let q = ((v - min) as f64 * scale).clamp(0.0, 65535.0);
             o.write((q + 0.5) as u16);
         }
-    })
+    }
 }
 
 /// `values`' rows in output order (north first, or south first when
@@ -126,16 +142,43 @@ pub fn encode_r16(values: &[u16], width: usize, order: ByteOrder, flip_y: bool) 
 pub fn encode_png16(values: &[u16], width: usize, flip_y: bool) -> Result<Vec<u8>, String> {
     let width = width.max(1);
     let height = values.len() / width;
-    encode_png_rows(width, height, PngPixels::Gray16, |y, out| {
+    encode_png_rows(
+        width,
+        height,
+        PngPixels::Gray16,
+        png16_row(values, width, flip_y),
+    )
+}
+
+/// [`encode_png16`] into page-aligned memory, written to its file without
+/// a copy by the kernel.
+pub fn encode_png16_page_aligned(
+    values: &[u16],
+    width: usize,
+    flip_y: bool,
+) -> Result<PageAligned<u8>, String> {
+    let width = width.max(1);
+    let height = values.len() / width;
+    encode_png_rows_page_aligned(
+        width,
+        height,
+        PngPixels::Gray16,
+        png16_row(values, width, flip_y),
+    )
+}
+
+/// Fills PNG row `y` from the samples: big-endian, as PNG stores 16 bits.
+fn png16_row(values: &[u16], width: usize, flip_y: bool) -> impl Fn(usize, &mut [u8]) + Sync {
+    let height = values.len() / width;
+    move |y, out| {
         let source = if flip_y { height - 1 - y } else { y };
-        // PNG stores 16-bit samples big-endian.
         for (&v, o) in values[source * width..(source + 1) * width]
             .iter()
             .zip(out.chunks_exact_mut(2))
         {
             o.copy_from_slice(&v.to_be_bytes());
         }
-    })
+    }
 }
 
 /// One kind of whole-map height file an export can write.

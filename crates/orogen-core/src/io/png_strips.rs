@@ -15,6 +15,7 @@
 //! Hand-written because no kept crate compresses one PNG on several
 //! threads without a C library; the deflate itself is `zlib-rs`'s.
 
+use crate::hugepages::{PageAligned, page_aligned_in_parallel};
 use rayon::prelude::*;
 use zlib_rs::{Deflate, DeflateConfig, DeflateFlush, Status};
 
@@ -90,6 +91,64 @@ pub fn encode_png_rows(
     pixels: PngPixels,
     fill_row: impl Fn(usize, &mut [u8]) + Sync,
 ) -> Result<Vec<u8>, String> {
+    Ok(png_parts(width, height, pixels, fill_row)?.joined())
+}
+
+/// [`encode_png_rows`] into page-aligned memory, for a file written
+/// directly (see [`crate::io::atomic`]).
+pub fn encode_png_rows_page_aligned(
+    width: usize,
+    height: usize,
+    pixels: PngPixels,
+    fill_row: impl Fn(usize, &mut [u8]) + Sync,
+) -> Result<PageAligned<u8>, String> {
+    let parts = png_parts(width, height, pixels, fill_row)?;
+    let total = parts.len();
+    Ok(page_aligned_in_parallel(total, total, |_, out| {
+        let mut at = 0;
+        for part in parts.iter() {
+            for (slot, &byte) in out[at..at + part.len()].iter_mut().zip(part) {
+                slot.write(byte);
+            }
+            at += part.len();
+        }
+    }))
+}
+
+/// A PNG's bytes in order: its head (signature, IHDR, zlib header), each
+/// strip's IDAT chunks, its tail (checksum, IEND).
+struct PngParts {
+    head: Vec<u8>,
+    strips: Vec<Vec<u8>>,
+    tail: Vec<u8>,
+}
+
+impl PngParts {
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        std::iter::once(&self.head[..])
+            .chain(self.strips.iter().map(|s| &s[..]))
+            .chain(std::iter::once(&self.tail[..]))
+    }
+
+    fn len(&self) -> usize {
+        self.iter().map(<[u8]>::len).sum()
+    }
+
+    fn joined(&self) -> Vec<u8> {
+        let mut png = Vec::with_capacity(self.len());
+        for part in self.iter() {
+            png.extend_from_slice(part);
+        }
+        png
+    }
+}
+
+fn png_parts(
+    width: usize,
+    height: usize,
+    pixels: PngPixels,
+    fill_row: impl Fn(usize, &mut [u8]) + Sync,
+) -> Result<PngParts, String> {
     if width == 0 || height == 0 || width > u32::MAX as usize || height > u32::MAX as usize {
         return Err(format!(
             "PNG size {width}x{height}: each side needs 1 to 2^32-1 pixels"
@@ -121,24 +180,25 @@ pub fn encode_png_rows(
     for (_, checksum, len) in &pieces {
         adler = adler32_combine(adler, *checksum, *len);
     }
-    let total = pieces.iter().map(|p| p.0.len()).sum::<usize>();
-    let mut png = Vec::with_capacity(total + 128);
-    png.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    let mut head = Vec::with_capacity(64);
+    head.extend_from_slice(b"\x89PNG\r\n\x1a\n");
     let (depth, color_type) = pixels.header();
     let mut ihdr = Vec::with_capacity(13);
     ihdr.extend_from_slice(&(width as u32).to_be_bytes());
     ihdr.extend_from_slice(&(height as u32).to_be_bytes());
     ihdr.extend_from_slice(&[depth, color_type, 0, 0, 0]);
-    chunk(&mut png, b"IHDR", &ihdr);
+    chunk(&mut head, b"IHDR", &ihdr);
     // zlib header: CMF 0x78 (deflate, 32 KiB window), FLG 0x01 (fastest;
     // check bits), then the strips' deflate data, then the checksum.
-    chunk(&mut png, b"IDAT", &[0x78, 0x01]);
-    for (chunks, _, _) in &pieces {
-        png.extend_from_slice(chunks);
-    }
-    chunk(&mut png, b"IDAT", &adler.to_be_bytes());
-    chunk(&mut png, b"IEND", &[]);
-    Ok(png)
+    chunk(&mut head, b"IDAT", &[0x78, 0x01]);
+    let mut tail = Vec::with_capacity(32);
+    chunk(&mut tail, b"IDAT", &adler.to_be_bytes());
+    chunk(&mut tail, b"IEND", &[]);
+    Ok(PngParts {
+        head,
+        strips: pieces.into_iter().map(|(chunks, _, _)| chunks).collect(),
+        tail,
+    })
 }
 
 /// `deflated` as IDAT chunks of at most `IDAT_BYTES` each, CRCs included.
