@@ -223,6 +223,7 @@ fn apply_stage(
         rng: stage_rng(recipe.seed, index),
         base_dir,
         cell_size: recipe.cell_size(),
+        output_finite: None,
     };
     entry
         .stage
@@ -236,7 +237,9 @@ fn apply_stage(
     // Valid parameters can still combine into overflow (say, several
     // Multiply layers near their limits): refuse it here rather than
     // export infinities.
-    if entry.stage.op().keeps_finite() {
+    // Finite input stays finite through some stages, and others checked
+    // their output rows as they wrote them: no separate scan for those.
+    if entry.stage.op().keeps_finite() || ctx.output_finite == Some(true) {
         return Ok(());
     }
     if let Some(bad) = map.first_non_finite() {

@@ -137,6 +137,51 @@ fn overflowing_heights_are_refused_with_the_stage_named() {
     }
 }
 
+/// A stage that checks its own rows as it writes them (noise) still
+/// reports an overflow, in both kinds of run.
+#[test]
+fn an_overflow_in_a_self_checking_stage_is_refused_too() {
+    use orogen_core::params::Span;
+    use orogen_core::stages::noise::{NoiseKind, NoiseStage};
+    use orogen_core::stages::{Combine, RandomValues};
+    let layer = |combine| {
+        orogen_core::StageEntry::new(Stage::RandomValues(RandomValues {
+            values: Span::new(90_000.0, 100_000.0),
+            combine,
+        }))
+    };
+    // (1e5)^7 ≈ 1e35, times noise of ±1e5 (offset 1e5): past 3.4e38.
+    let noise = orogen_core::StageEntry::new(Stage::Noise(NoiseStage {
+        kind: NoiseKind::Fbm,
+        amplitude: 100_000.0,
+        offset: 100_000.0,
+        combine: Combine::Multiply,
+        ..NoiseStage::default()
+    }));
+    let recipe = orogen_core::Recipe {
+        width: 33,
+        height: 33,
+        stages: std::iter::once(layer(Combine::Replace))
+            .chain((0..6).map(|_| layer(Combine::Multiply)))
+            .chain(std::iter::once(noise))
+            .collect(),
+        ..orogen_core::Recipe::default()
+    };
+    for result in [
+        orogen_core::generate(&recipe, None),
+        orogen_core::run_once(&recipe, None, RunHooks::default()),
+    ] {
+        let err = match result {
+            Ok(_) => panic!("overflow was not detected"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            err.contains("stage 7 (noise)") && err.contains("overflowed"),
+            "{err}"
+        );
+    }
+}
+
 /// A one-shot run works in place and keeps no per-stage maps, yet makes
 /// the same bytes as the cached pipeline for every preset, disabled
 /// stages included.

@@ -41,6 +41,10 @@ pub struct StageContext {
     /// World units between neighbouring cells (slopes, talus angles,
     /// lengths given in world units).
     pub cell_size: f32,
+    /// Set by a stage whose own last pass looked at every output cell
+    /// anyway (a row still in cache): `Some(true)` when all are finite.
+    /// The pipeline then skips its separate overflow scan of the map.
+    pub output_finite: Option<bool>,
 }
 
 impl StageContext {
@@ -50,6 +54,7 @@ impl StageContext {
             rng,
             base_dir: None,
             cell_size: 1.0,
+            output_finite: None,
         }
     }
 
@@ -70,6 +75,16 @@ impl std::fmt::Display for StageError {
 }
 
 impl std::error::Error for StageError {}
+
+/// Whether every cell of `row` is finite: a branch-free pass that
+/// vectorises (all exponent bits set means infinite or NaN), for a stage
+/// to run on a row it has just written and still holds in cache.
+#[inline]
+pub fn row_is_finite(row: &[f32]) -> bool {
+    const EXPONENT: u32 = 0x7f80_0000;
+    !row.iter()
+        .fold(false, |bad, v| bad | (v.to_bits() & EXPONENT == EXPONENT))
+}
 
 /// One algorithm: parameters plus the transformation of the map.
 pub trait StageOp: Params {

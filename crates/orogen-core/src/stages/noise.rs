@@ -2,13 +2,14 @@
 
 use super::combine::{COMBINE_HELP, Combine};
 use super::perlin::{Octaves, PerlinLattice, fbm_row, ridged_row};
-use super::{StageContext, StageError, StageOp};
+use super::{StageContext, StageError, StageOp, row_is_finite};
 use crate::heightmap::Heightmap;
 use crate::params::{Choice, ParamVisitor, Params, visit_choice};
 use noise::{NoiseFn, OpenSimplex, Seedable, Worley};
 use rand::RngCore;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The coherent noise function a noise stage evaluates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -162,9 +163,15 @@ impl StageOp for NoiseStage {
         // sampling.
         let scale = self.frequency as f64 / (width.max(map.height()).max(2) - 1) as f64;
         let (amplitude, offset, combine) = (self.amplitude, self.offset, self.combine);
-        let finish = move |row: &mut [f32], noise: &[f32]| {
+        // Rows with a non-finite cell (an overflow), noted as each row is
+        // finished, so the pipeline need not scan the map again.
+        let overflowed = AtomicBool::new(false);
+        let finish = |row: &mut [f32], noise: &[f32]| {
             for (cell, &n) in row.iter_mut().zip(noise) {
                 *cell = combine.apply(*cell, n * amplitude + offset);
+            }
+            if !row_is_finite(row) {
+                overflowed.store(true, Ordering::Relaxed);
             }
         };
         // Every kind named: a new kind must say how it is evaluated.
@@ -214,6 +221,7 @@ impl StageOp for NoiseStage {
                     );
             }
         }
+        ctx.output_finite = Some(!overflowed.load(Ordering::Relaxed));
         Ok(())
     }
 }

@@ -8,12 +8,13 @@
 
 pub mod reference;
 
-use super::{StageContext, StageError, StageOp};
+use super::{StageContext, StageError, StageOp, row_is_finite};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params, Span};
 use crate::rng::{StageRng, range_f32};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// One layer of caps of a hills-and-pits stage: how many, how wide, how high.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -188,7 +189,10 @@ const BAND_ROWS: usize = 16;
 /// order), so a row only looks at nearby caps. Rows run in parallel;
 /// within a row caps are added in placement order, so the sums are
 /// identical for any thread count.
-pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) {
+///
+/// Returns whether every cell is finite afterwards, checked row by row as
+/// each row is finished (still in cache).
+pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) -> bool {
     let (width, height) = (map.width(), map.height());
     let bands = height.div_ceil(BAND_ROWS);
     let mut by_band: Vec<Vec<u32>> = vec![Vec::new(); bands];
@@ -199,6 +203,7 @@ pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) {
             band.push(i as u32);
         }
     }
+    let overflowed = AtomicBool::new(false);
     map.data_mut()
         .par_chunks_mut(width)
         .enumerate()
@@ -220,7 +225,11 @@ pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) {
                     add_cap_row(&mut row[x0..x1], x0, cap, yf);
                 }
             }
+            if !row_is_finite(row) {
+                overflowed.store(true, Ordering::Relaxed);
+            }
         });
+    !overflowed.load(Ordering::Relaxed)
 }
 
 /// The cells' x offsets within one eight-cell step of [`add_cap_row`].
@@ -311,7 +320,7 @@ impl StageOp for HillsAndPits {
             (map.height() - 1) as f32 * ctx.cell_size,
         );
         let caps = self.place(extent, ctx.cell_size, &mut ctx.rng);
-        apply_caps(map, &caps);
+        ctx.output_finite = Some(apply_caps(map, &caps));
         Ok(())
     }
 }
