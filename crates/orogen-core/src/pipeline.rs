@@ -2,7 +2,7 @@
 //! the stages from the first one that changed.
 
 use crate::heightmap::Heightmap;
-use crate::hugepages::lazily_zeroed_f32;
+use crate::hugepages::{lazily_zeroed_f32, zeroed_in_parallel};
 use crate::recipe::{Recipe, StageEntry};
 use crate::rng::stage_rng;
 use crate::stages::{StageContext, StageError};
@@ -254,6 +254,10 @@ fn apply_stage(
     Ok(())
 }
 
+/// Maps from this size up start as lazily zeroed huge pages (see
+/// [`run_once`]).
+const LAZY_MAP_BYTES: usize = 64 << 20;
+
 /// Runs a recipe once for its final map (the CLI, exports, batch runs):
 /// every stage works in place on one map, so nothing pays for the
 /// per-stage copies that [`Pipeline`] keeps to re-run edits. The same
@@ -266,12 +270,20 @@ pub fn run_once(
 ) -> Result<PipelineOutput, PipelineError> {
     let count = recipe.stages.len();
     let (width, height) = (recipe.width as usize, recipe.height as usize);
-    // Zero pages from the kernel on huge pages, touched first by the
-    // stages' own threads: a plain `calloc` map would make a stage that
-    // reads before it writes pay a copy-on-write fault and a TLB
-    // shootdown per 4 KiB page (half of a cold 1025² hills stage).
-    let mut map = Heightmap::from_vec(width, height, lazily_zeroed_f32(width * height))
-        .unwrap_or_else(|| Heightmap::new(width, height));
+    // Large maps: the kernel's zero pages on huge pages, touched first by
+    // the stages' own threads (one fault per 2 MiB, no clearing pass).
+    // Smaller maps are mostly outside whole huge pages, where a stage that
+    // reads before it writes (hills) would pay a copy-on-write fault and
+    // a TLB shootdown per 4 KiB: they are cleared by all threads first,
+    // which also starts the thread pool before any stage's clock.
+    let cells = width * height;
+    let data = if cells * std::mem::size_of::<f32>() >= LAZY_MAP_BYTES {
+        lazily_zeroed_f32(cells)
+    } else {
+        zeroed_in_parallel(cells)
+    };
+    let mut map =
+        Heightmap::from_vec(width, height, data).unwrap_or_else(|| Heightmap::new(width, height));
     let mut timings = Vec::with_capacity(count);
     for (index, entry) in recipe.stages.iter().enumerate() {
         hooks.before_stage(index, count)?;
