@@ -137,48 +137,68 @@ fn overflowing_heights_are_refused_with_the_stage_named() {
     }
 }
 
-/// A stage that checks its own rows as it writes them (noise) still
-/// reports an overflow, in both kinds of run.
+/// Stages that check their own rows as they write them (noise, blur,
+/// diamond-square merged into the map) still report an overflow, in both
+/// kinds of run.
 #[test]
 fn an_overflow_in_a_self_checking_stage_is_refused_too() {
     use orogen_core::params::Span;
     use orogen_core::stages::noise::{NoiseKind, NoiseStage};
-    use orogen_core::stages::{Combine, RandomValues};
+    use orogen_core::stages::{Blur, Combine, DiamondSquare, RandomValues};
     let layer = |combine| {
         orogen_core::StageEntry::new(Stage::RandomValues(RandomValues {
             values: Span::new(90_000.0, 100_000.0),
             combine,
         }))
     };
-    // (1e5)^7 ≈ 1e35, times noise of ±1e5 (offset 1e5): past 3.4e38.
-    let noise = orogen_core::StageEntry::new(Stage::Noise(NoiseStage {
-        kind: NoiseKind::Fbm,
-        amplitude: 100_000.0,
-        offset: 100_000.0,
-        combine: Combine::Multiply,
-        ..NoiseStage::default()
-    }));
-    let recipe = orogen_core::Recipe {
-        width: 33,
-        height: 33,
-        stages: std::iter::once(layer(Combine::Replace))
-            .chain((0..6).map(|_| layer(Combine::Multiply)))
-            .chain(std::iter::once(noise))
-            .collect(),
-        ..orogen_core::Recipe::default()
-    };
-    for result in [
-        orogen_core::generate(&recipe, None),
-        orogen_core::run_once(&recipe, None, RunHooks::default()),
-    ] {
-        let err = match result {
-            Ok(_) => panic!("overflow was not detected"),
-            Err(e) => e.to_string(),
+    let last_stages = [
+        // (1e5)^7 ≈ 1e35, times noise of ±1e5 (offset 1e5): past 3.4e38.
+        Stage::Noise(NoiseStage {
+            kind: NoiseKind::Fbm,
+            amplitude: 100_000.0,
+            offset: 100_000.0,
+            combine: Combine::Multiply,
+            ..NoiseStage::default()
+        }),
+        // A 101 × 101 box of ~1e35 heights sums past 3.4e38.
+        Stage::Blur(Blur {
+            passes: 1,
+            width: 101.0,
+            ..Blur::default()
+        }),
+        // Corners of 1e5, multiplied into ~1e35.
+        Stage::DiamondSquare(DiamondSquare {
+            base: 100_000.0,
+            extent: 0.0,
+            combine: Combine::Multiply,
+            ..DiamondSquare::default()
+        }),
+    ];
+    for last in last_stages {
+        let kind = last.kind();
+        let recipe = orogen_core::Recipe {
+            width: 129,
+            height: 129,
+            extent: orogen_core::recipe::Extent { x: 128.0, y: 128.0 },
+            stages: std::iter::once(layer(Combine::Replace))
+                .chain((0..6).map(|_| layer(Combine::Multiply)))
+                .chain(std::iter::once(orogen_core::StageEntry::new(last)))
+                .collect(),
+            ..orogen_core::Recipe::default()
         };
-        assert!(
-            err.contains("stage 7 (noise)") && err.contains("overflowed"),
-            "{err}"
-        );
+        for result in [
+            orogen_core::generate(&recipe, None),
+            orogen_core::run_once(&recipe, None, RunHooks::default()),
+        ] {
+            let err = match result {
+                Ok(_) => panic!("{kind}: overflow was not detected"),
+                Err(e) => e.to_string(),
+            };
+            assert!(
+                err.contains(&format!("stage 7 ({kind})")) && err.contains("overflowed"),
+                "{err}"
+            );
+        }
     }
 }
 

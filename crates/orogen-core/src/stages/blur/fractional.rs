@@ -9,14 +9,18 @@
 
 use crate::heightmap::Heightmap;
 use crate::hugepages::lazily_zeroed_f32;
+use crate::stages::row_is_finite;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Rows per band of the vertical pass; fixed so results do not depend on
 /// the thread count.
 const BAND_ROWS: usize = 64;
 
 /// One pass of half-width `radius` cells (any value ≥ 0), in place.
-pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f32>) {
+/// Returns whether every output cell is finite (each row checked as it
+/// is written).
+pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f32>) -> bool {
     let (width, height) = (map.width(), map.height());
     // Beyond the map's size a wider window covers nothing more.
     let radius = radius.min(width.max(height) as f32);
@@ -36,6 +40,7 @@ pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f
         .zip(map.data().par_chunks(width))
         .for_each(|(out, row)| horizontal(row, out, whole, fraction));
     let rows = &*scratch;
+    let overflowed = AtomicBool::new(false);
     map.data_mut()
         .par_chunks_mut(width * band_rows)
         .enumerate()
@@ -61,6 +66,9 @@ pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f
                         below.map_or(0.0, |r| r[x] as f64) + above.map_or(0.0, |r| r[x] as f64);
                     *o = ((a + fraction * ends) * inv) as f32;
                 }
+                if !row_is_finite(out_row) {
+                    overflowed.store(true, Ordering::Relaxed);
+                }
                 if let Some(next) = above {
                     for (a, &v) in acc.iter_mut().zip(next) {
                         *a += v as f64;
@@ -73,6 +81,7 @@ pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f
                 }
             }
         });
+    !overflowed.load(Ordering::Relaxed)
 }
 
 /// The horizontal pass over one row: the weighted mean of each cell's

@@ -7,12 +7,13 @@
 pub mod fractional;
 pub mod reference;
 
-use super::{StageContext, StageError, StageOp};
+use super::{StageContext, StageError, StageOp, row_is_finite};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
 use fractional::fractional_box_pass;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Box blur stage: each cell becomes the mean of the box around it, a box
 /// of a fixed width in world units.
@@ -80,18 +81,23 @@ impl StageOp for Blur {
             .min(map.width().max(map.height()) as f32);
         let whole = radius.round();
         let mut scratch = Vec::new();
+        // Each pass checks its output rows as it writes them; a
+        // non-finite cell would survive later passes, so all must pass.
+        let mut finite = true;
         for _ in 0..self.passes {
             // The fused integer pass keeps a ring of 2r + 2 rows: up to
             // r = 64 it is the fastest; the separable pass needs no more
             // memory at any radius.
             if (radius - whole).abs() < 1e-4 && whole <= 64.0 {
                 if whole >= 1.0 {
-                    box_blur_pass(map, whole as usize, &mut scratch);
+                    finite &= box_blur_pass(map, whole as usize, &mut scratch);
                 }
             } else {
-                fractional_box_pass(map, radius, &mut scratch);
+                finite &= fractional_box_pass(map, radius, &mut scratch);
             }
         }
+        // No pass ran: the map is the input, already checked.
+        ctx.output_finite = Some(finite);
         Ok(())
     }
 }
@@ -105,8 +111,9 @@ const BAND_ROWS: usize = 64;
 /// are taken from the original row just before the output reaches it, so
 /// the map is read once and written once. The few rows a band needs from
 /// its neighbours (`radius` above and below) have their sums saved into
-/// `halo_sums` before any band writes.
-pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32>) {
+/// `halo_sums` before any band writes. Returns whether every output cell
+/// is finite (each row checked as it is written).
+pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32>) -> bool {
     let width = map.width();
     let height = map.height();
     // Halos stay a small share of the work at large radii.
@@ -155,6 +162,7 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
         .map(|x| 1.0 / (x.min(radius) + (width - 1 - x).min(radius) + 1) as f32)
         .collect();
     let slots = 2 * radius + 2;
+    let overflowed = AtomicBool::new(false);
     map.data_mut()
         .par_chunks_mut(width * band_rows)
         .enumerate()
@@ -210,6 +218,9 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
                     for ((o, &a), &ic) in out_row.iter_mut().zip(acc.iter()).zip(&inv_cols) {
                         *o = a * ic * inv_rows;
                     }
+                    if !row_is_finite(out_row) {
+                        overflowed.store(true, Ordering::Relaxed);
+                    }
                     if y == last {
                         break;
                     }
@@ -235,6 +246,7 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
                 }
             },
         );
+    !overflowed.load(Ordering::Relaxed)
 }
 
 #[inline]
