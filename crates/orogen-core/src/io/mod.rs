@@ -10,7 +10,8 @@
 //!   atomically;
 //! - [`tiled_export`]: the map cut into border-sharing tiles;
 //! - [`mesh_export`]: the terrain as a glTF binary or a Wavefront OBJ;
-//! - [`png_strips`]: PNG encoding on all threads.
+//! - [`png_strips`]: PNG encoding on all threads;
+//! - [`literal_deflate`]: the fast literal-only deflate of height PNGs.
 //!
 //! The splat texture's files live with the splat ([`crate::splat`]).
 
@@ -20,6 +21,7 @@ pub mod engine_sizes;
 pub mod engines;
 pub mod float_files;
 pub mod height_files;
+pub mod literal_deflate;
 pub mod mesh_export;
 pub mod png_strips;
 pub mod sidecar;

@@ -13,9 +13,13 @@
 //! deflate.
 //!
 //! Hand-written because no kept crate compresses one PNG on several
-//! threads without a C library; the deflate itself is `zlib-rs`'s.
+//! threads without a C library. The deflate is `zlib-rs`'s quickest level,
+//! except for 16-bit heights, whose strips get a literal-only Huffman
+//! block ([`super::literal_deflate`]): their noisy low bytes leave a match
+//! search little to find.
 
 use crate::hugepages::{PageAligned, page_aligned_in_parallel};
+use crate::io::literal_deflate::deflate_literals;
 use rayon::prelude::*;
 use zlib_rs::{Deflate, DeflateConfig, DeflateFlush, Status};
 
@@ -165,15 +169,28 @@ fn png_parts(
     let last = strips.len() - 1;
     // Each strip comes back as finished IDAT chunks (a PNG may split its
     // zlib stream over any number of them), so joining is one copy.
+    // Each worker keeps its filter and deflate buffers from strip to
+    // strip: fresh ones per strip cost a clearing pass and page faults
+    // over twice the image's size.
     let pieces: Vec<(Vec<u8>, u32, usize)> = strips
         .par_iter()
         .enumerate()
-        .map(|(index, &(first, end))| {
-            let filtered = filter_rows(&fill_row, row_len, first, end);
-            let checksum = adler2::adler32_slice(&filtered);
-            let deflated = deflate_strip(&filtered, index == last)?;
-            Ok((idat_chunks(&deflated), checksum, filtered.len()))
-        })
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(filtered, deflated), (index, &(first, end))| {
+                filter_rows(&fill_row, row_len, first, end, filtered);
+                let checksum = adler2::adler32_slice(filtered);
+                let is_last = index == last;
+                let n = if pixels == PngPixels::Gray16 {
+                    // Heights: literals only (see `literal_deflate`).
+                    deflate_literals(filtered, is_last, deflated);
+                    deflated.len()
+                } else {
+                    deflate_strip(filtered, is_last, deflated)?
+                };
+                Ok((idat_chunks(&deflated[..n]), checksum, filtered.len()))
+            },
+        )
         .collect::<Result<_, String>>()?;
 
     let mut adler = 1u32;
@@ -210,15 +227,17 @@ fn idat_chunks(deflated: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Rows `first..end`, each as its filter byte (2, Up) and the bytes
-/// minus the row above's: one vectorised subtraction a row.
+/// Rows `first..end` into `out`, each as its filter byte (2, Up) and the
+/// bytes minus the row above's: one vectorised subtraction a row.
 fn filter_rows(
     fill_row: &(impl Fn(usize, &mut [u8]) + Sync),
     row_len: usize,
     first: usize,
     end: usize,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity((end - first) * (row_len + 1));
+    out: &mut Vec<u8>,
+) {
+    out.clear();
+    out.reserve((end - first) * (row_len + 1));
     let mut up = vec![0u8; row_len];
     let mut row = vec![0u8; row_len];
     if first > 0 {
@@ -231,28 +250,31 @@ fn filter_rows(
         out.extend(row.iter().zip(&up).map(|(&v, &u)| v.wrapping_sub(u)));
         std::mem::swap(&mut row, &mut up);
     }
-    out
 }
 
 /// Raw deflate of one strip at zlib level 1 (zlib-rs's quick deflate, the
 /// fastest of its levels on filtered heights by a third), ending on a
 /// byte boundary (full flush) so the next strip's blocks can follow, or
-/// with the final block.
-fn deflate_strip(input: &[u8], last: bool) -> Result<Vec<u8>, String> {
+/// with the final block. Writes into `out` (grown as needed, kept for
+/// the next strip) and returns how many bytes it wrote.
+fn deflate_strip(input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, String> {
     let config = DeflateConfig {
         level: 1,
         window_bits: -15,
         ..DeflateConfig::default()
     };
     let mut deflate = Deflate::new_with_config(config);
-    let mut out = vec![0u8; zlib_rs::compress_bound(input.len()) + 64];
+    let bound = zlib_rs::compress_bound(input.len()) + 64;
+    if out.len() < bound {
+        out.resize(bound, 0);
+    }
     let flush = if last {
         DeflateFlush::Finish
     } else {
         DeflateFlush::FullFlush
     };
     let status = deflate
-        .compress(input, &mut out, flush)
+        .compress(input, out, flush)
         .map_err(|e| format!("PNG compression failed: {}", e.as_str()))?;
     let complete = deflate.total_in() as usize == input.len()
         && match status {
@@ -262,8 +284,7 @@ fn deflate_strip(input: &[u8], last: bool) -> Result<Vec<u8>, String> {
     if !complete {
         return Err("PNG compression stopped short of its input".into());
     }
-    out.truncate(deflate.total_out() as usize);
-    Ok(out)
+    Ok(deflate.total_out() as usize)
 }
 
 /// zlib's `adler32_combine`: the checksum of `A ++ B` from A's, B's and
