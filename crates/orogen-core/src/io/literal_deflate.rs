@@ -163,7 +163,7 @@ fn code_lengths(freq: &[u64], limit: u32) -> Vec<u8> {
     }
     loop {
         let lengths = huffman_lengths(&f);
-        if lengths.iter().all(|&l| l as u32 <= limit) {
+        if lengths.iter().all(|&l| l <= limit) {
             return lengths.iter().map(|&l| l as u8).collect();
         }
         for x in f.iter_mut().filter(|x| **x > 0) {
@@ -353,7 +353,7 @@ mod tests {
     #[test]
     fn one_repeated_byte_and_single_bytes_inflate() {
         for data in [vec![7u8; 5000], vec![0u8], vec![255u8, 0]] {
-            assert_eq!(round_trip(&[data.clone()]), data);
+            assert_eq!(round_trip(std::slice::from_ref(&data)), data);
         }
     }
 
