@@ -7,7 +7,7 @@
 //! Arguments: preset name or `.ron` file, cells along the world's longer
 //! side, output folder.
 
-use orogen_core::flow::{ExportRequest, export_map, load_recipe};
+use orogen_core::flow::{ExportRequest, export_map, load_recipe_at};
 use orogen_core::pipeline::{RunHooks, run_once};
 use std::time::Instant;
 
@@ -16,15 +16,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     orogen_core::memory::keep_freed_memory();
     let mut args = std::env::args().skip(1);
     let name = args.next().unwrap_or_else(|| "default".into());
-    let side: u32 = args
-        .next()
-        .unwrap_or_else(|| "8193".into())
-        .parse()
-        .map_err(|_| "map side: expected a whole number of cells")?;
+    let side = args.next().unwrap_or_else(|| "8193".into());
     let out = std::path::PathBuf::from(args.next().unwrap_or_else(|| "export-timings".into()));
-    let (recipe, base_dir) = load_recipe(&name)?;
-    let mut recipe = recipe.resampled(side);
-    recipe.validate()?;
+    let (recipe, base_dir) = load_recipe_at(&name, Some(&side))?;
     let output = run_once(&recipe, base_dir.clone(), RunHooks::default())?;
     let stages: f64 = output
         .stages

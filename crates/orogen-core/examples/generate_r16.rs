@@ -7,7 +7,7 @@
 //! (default `heightmap.r16`), cells along the world's longer side
 //! (default: the recipe's).
 
-use orogen_core::flow::load_recipe;
+use orogen_core::flow::load_recipe_at;
 use orogen_core::io::atomic::write_atomic;
 use orogen_core::io::height_files::{ByteOrder, ExportOptions, encode_r16, export_range, quantize};
 use orogen_core::pipeline::{RunHooks, run_once};
@@ -19,16 +19,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     let recipe_name = args.next().unwrap_or_else(|| "default".into());
     let out = PathBuf::from(args.next().unwrap_or_else(|| "heightmap.r16".into()));
 
-    let (mut recipe, base_dir) = load_recipe(&recipe_name)?;
-    if let Some(side) = args.next() {
-        let side: u32 = side
-            .parse()
-            .map_err(|_| format!("map side '{side}': expected a whole number of cells"))?;
-        // Only the sampling changes: the same world, more or fewer cells.
-        recipe = recipe.resampled(side);
-        recipe.validate()?;
-    }
-
+    // Only the sampling changes: the same world, more or fewer cells.
+    let (recipe, base_dir) = load_recipe_at(&recipe_name, args.next().as_deref())?;
     let output = run_once(&recipe, base_dir, RunHooks::default())?;
     let map = &output.map;
     // 0 and 65535 stand for the map's own lowest and highest heights.

@@ -12,7 +12,7 @@
 //! also prints `steps hydraulic-erosion <n>`: the droplet steps it
 //! simulated, for a speed per step.
 
-use orogen_core::flow::load_recipe;
+use orogen_core::flow::load_recipe_at;
 use orogen_core::pipeline::{RunHooks, run_once};
 use orogen_core::rng::stage_rng;
 use orogen_core::stages::Stage;
@@ -23,14 +23,7 @@ use std::time::Instant;
 fn main() -> Result<(), Box<dyn Error>> {
     let mut args = std::env::args().skip(1);
     let recipe_name = args.next().unwrap_or_else(|| "default".into());
-    let (mut recipe, base_dir) = load_recipe(&recipe_name)?;
-    if let Some(side) = args.next() {
-        let side: u32 = side
-            .parse()
-            .map_err(|_| format!("map side '{side}': expected a whole number of cells"))?;
-        recipe = recipe.resampled(side);
-        recipe.validate()?;
-    }
+    let (mut recipe, base_dir) = load_recipe_at(&recipe_name, args.next().as_deref())?;
     let side = recipe.width.max(recipe.height) as usize;
     let last = recipe.stages.iter().rposition(|s| s.enabled);
     let counted_erosion = last.and_then(|i| match &recipe.stages[i].stage {

@@ -102,57 +102,62 @@ fn a_cancelled_run_stops() {
     ));
 }
 
-#[test]
-fn overflowing_heights_are_refused_with_the_stage_named() {
-    use orogen_core::params::Span;
-    use orogen_core::stages::{Combine, RandomValues};
-    let layer = |combine| {
-        orogen_core::StageEntry::new(Stage::RandomValues(RandomValues {
-            values: Span::new(90_000.0, 100_000.0),
-            combine,
-        }))
-    };
+/// A layer of random heights 9e4..1e5, merged by `combine`: seven of
+/// them multiplied make about 1e35, the eighth passes f32's 3.4e38.
+fn big_layer(combine: orogen_core::stages::Combine) -> orogen_core::StageEntry {
+    orogen_core::StageEntry::new(Stage::RandomValues(orogen_core::stages::RandomValues {
+        values: orogen_core::params::Span::new(90_000.0, 100_000.0),
+        combine,
+    }))
+}
+
+/// `last` after seven big layers (1e5 replaced, then six multiplied in):
+/// the cached pipeline and the one-shot run both refuse the result,
+/// naming stage 7 and `kind`.
+fn assert_overflow_named(size: u32, last: orogen_core::StageEntry, kind: &str) {
+    use orogen_core::stages::Combine;
     let recipe = orogen_core::Recipe {
-        width: 8,
-        height: 8,
-        // (1e5)^8 is past f32's 3.4e38: the eighth layer (index 7) overflows.
-        stages: std::iter::once(layer(Combine::Replace))
-            .chain((0..8).map(|_| layer(Combine::Multiply)))
+        width: size,
+        height: size,
+        extent: orogen_core::recipe::Extent {
+            x: (size - 1) as f32,
+            y: (size - 1) as f32,
+        },
+        stages: std::iter::once(big_layer(Combine::Replace))
+            .chain((0..6).map(|_| big_layer(Combine::Multiply)))
+            .chain(std::iter::once(last))
             .collect(),
         ..orogen_core::Recipe::default()
     };
-    // The cached pipeline and the one-shot run refuse it alike.
     for result in [
         orogen_core::generate(&recipe, None),
         orogen_core::run_once(&recipe, None, RunHooks::default()),
     ] {
         let err = match result {
-            Ok(_) => panic!("overflow was not detected"),
+            Ok(_) => panic!("{kind}: overflow was not detected"),
             Err(e) => e.to_string(),
         };
         assert!(
-            err.contains("stage 7 (random-values)") && err.contains("overflowed"),
+            err.contains(&format!("stage 7 ({kind})")) && err.contains("overflowed"),
             "{err}"
         );
     }
 }
 
+#[test]
+fn overflowing_heights_are_refused_with_the_stage_named() {
+    use orogen_core::stages::Combine;
+    assert_overflow_named(8, big_layer(Combine::Multiply), "random-values");
+}
+
 /// Stages that check their own rows as they write them (noise, blur,
-/// diamond-square merged into the map) still report an overflow, in both
-/// kinds of run.
+/// diamond-square merged into the map) still report an overflow.
 #[test]
 fn an_overflow_in_a_self_checking_stage_is_refused_too() {
-    use orogen_core::params::Span;
     use orogen_core::stages::noise::{NoiseKind, NoiseStage};
-    use orogen_core::stages::{Blur, Combine, DiamondSquare, RandomValues};
-    let layer = |combine| {
-        orogen_core::StageEntry::new(Stage::RandomValues(RandomValues {
-            values: Span::new(90_000.0, 100_000.0),
-            combine,
-        }))
-    };
+    use orogen_core::stages::{Blur, Combine, DiamondSquare};
     let last_stages = [
-        // (1e5)^7 ≈ 1e35, times noise of ±1e5 (offset 1e5): past 3.4e38.
+        // Times noise of ±1e5 (offset 1e5).
         Stage::Noise(NoiseStage {
             kind: NoiseKind::Fbm,
             amplitude: 100_000.0,
@@ -166,7 +171,7 @@ fn an_overflow_in_a_self_checking_stage_is_refused_too() {
             width: 101.0,
             ..Blur::default()
         }),
-        // Corners of 1e5, multiplied into ~1e35.
+        // Corners of 1e5, multiplied in.
         Stage::DiamondSquare(DiamondSquare {
             base: 100_000.0,
             extent: 0.0,
@@ -176,29 +181,7 @@ fn an_overflow_in_a_self_checking_stage_is_refused_too() {
     ];
     for last in last_stages {
         let kind = last.kind();
-        let recipe = orogen_core::Recipe {
-            width: 129,
-            height: 129,
-            extent: orogen_core::recipe::Extent { x: 128.0, y: 128.0 },
-            stages: std::iter::once(layer(Combine::Replace))
-                .chain((0..6).map(|_| layer(Combine::Multiply)))
-                .chain(std::iter::once(orogen_core::StageEntry::new(last)))
-                .collect(),
-            ..orogen_core::Recipe::default()
-        };
-        for result in [
-            orogen_core::generate(&recipe, None),
-            orogen_core::run_once(&recipe, None, RunHooks::default()),
-        ] {
-            let err = match result {
-                Ok(_) => panic!("{kind}: overflow was not detected"),
-                Err(e) => e.to_string(),
-            };
-            assert!(
-                err.contains(&format!("stage 7 ({kind})")) && err.contains("overflowed"),
-                "{err}"
-            );
-        }
+        assert_overflow_named(129, orogen_core::StageEntry::new(last), kind);
     }
 }
 

@@ -101,3 +101,22 @@ fn unknown_stage_kind() {
     let e = error_of(&text);
     assert!(e.contains("Blurr"), "{e}");
 }
+
+/// A map side given as text resamples the recipe, or is refused in one
+/// line naming it.
+#[test]
+fn a_side_given_as_text_resamples_or_is_refused() {
+    use orogen_core::flow::load_recipe_at;
+    let (recipe, _) = load_recipe_at("default", Some("257")).unwrap();
+    assert_eq!((recipe.width, recipe.height), (257, 257));
+    let (as_shipped, _) = load_recipe_at("default", None).unwrap();
+    assert_eq!(as_shipped.width, 513);
+    for bad in ["abc", "-5", "12.5"] {
+        let err = load_recipe_at("default", Some(bad)).unwrap_err();
+        assert!(
+            err.contains(bad) && err.contains("whole number") && !err.contains('\n'),
+            "{err}"
+        );
+    }
+    assert!(load_recipe_at("default", Some("0")).is_err());
+}

@@ -29,6 +29,25 @@ pub fn load_recipe(name_or_path: &str) -> Result<(Recipe, Option<PathBuf>), Stri
     Ok((recipe, base))
 }
 
+/// [`load_recipe`], then resampled to `side` cells along the world's
+/// longer side when one is given as text (a program's argument): only the
+/// sampling changes, the world stays the same. A side that is not a whole
+/// number, or that the recipe cannot run at, is refused in one line.
+pub fn load_recipe_at(
+    name_or_path: &str,
+    side: Option<&str>,
+) -> Result<(Recipe, Option<PathBuf>), String> {
+    let (mut recipe, base) = load_recipe(name_or_path)?;
+    if let Some(side) = side {
+        let cells: u32 = side
+            .parse()
+            .map_err(|_| format!("map side '{side}': expected a whole number of cells"))?;
+        recipe = recipe.resampled(cells);
+        recipe.validate().map_err(|e| e.to_string())?;
+    }
+    Ok((recipe, base))
+}
+
 /// Makes `recipe` start from the heightmap in `file` (PNG, RAW16, float
 /// OpenEXR or TIFF; float files give their true heights): an
 /// import stage goes first and the map takes the file's size. The file is

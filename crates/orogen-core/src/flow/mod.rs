@@ -2,7 +2,8 @@
 //! Export panel and a game's build script all go through, so they write
 //! the same files and say the same things.
 //!
-//! - [`load_recipe`] reads a preset name or a recipe file;
+//! - [`load_recipe`] reads a preset name or a recipe file ([`load_recipe_at`]
+//!   also resamples it);
 //!   [`start_from_file`] puts an imported heightmap first;
 //!   [`check_runnable`] validates and checks memory before any work;
 //! - the [`Pipeline`](crate::Pipeline) runs the stages;
@@ -15,4 +16,4 @@ mod load;
 pub use export::{
     ExportReport, ExportRequest, SidecarExtras, add_sidecar, export_map, heightmap_bundle,
 };
-pub use load::{check_runnable, load_recipe, start_from_file};
+pub use load::{check_runnable, load_recipe, load_recipe_at, start_from_file};
