@@ -10,6 +10,7 @@ enough), then lays the pictures side by side with Pillow:
 - default-maps.png: the default preset's preview, texture and splat;
 - preset-<name>.png: each article preset's preview, texture and viewer;
 - viewer-default.png: the whole viewer window on the default preset;
+- viewer-ground-level.png: the default preset from a placed camera;
 - erosion-before-after.png: eroded-mountains before (after stage 2) and
   after its erosion stages.
 """
@@ -43,13 +44,15 @@ def generate(orogen, recipe, texture, out):
     return out
 
 
-def screenshot(orogen, recipe, out, stage=None):
+def screenshot(orogen, recipe, out, stage=None, look=None):
     args = [
         "xvfb-run", "-a", "-s", "-screen 0 1280x800x24",
         orogen, "view", "--recipe", recipe, "--screenshot", str(out), "--frames", "3",
     ]
     if stage is not None:
         args += ["--stage", str(stage)]
+    if look is not None:
+        args += ["--look-from", look[0], "--look-at", look[1]]
     run(args)
     return Image.open(out).convert("RGB")
 
@@ -90,6 +93,10 @@ def main():
 
         window = screenshot(orogen, "default", tmp / "viewer-default.png")
         window.save(IMAGES / "viewer-default.png")
+        low = screenshot(
+            orogen, "default", tmp / "ground.png", look=("100,140,950", "600,40,500")
+        ).crop(VIEW_BOX)
+        cover(low, 800, 500).save(IMAGES / "viewer-ground-level.png")
 
         for name in PRESETS:
             out = generate(orogen, name, 512, tmp / name)

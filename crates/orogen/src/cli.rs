@@ -131,17 +131,35 @@ pub struct ViewArgs {
     /// Show the map after this stage (0-based) instead of the final map.
     #[arg(long)]
     pub stage: Option<usize>,
+    /// Put the camera here, in world units: X east from the map's west
+    /// edge, Y height, Z south from its north edge (with --look-at).
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
+    pub look_from: Option<String>,
+    /// Aim the camera at this point, in the same world units (with --look-from).
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
+    pub look_at: Option<String>,
 }
 
 impl ViewArgs {
-    /// The viewer's options from these arguments.
-    pub fn options(&self) -> crate::viewer::ViewOptions {
-        crate::viewer::ViewOptions {
+    /// The viewer's options from these arguments; a camera placement that
+    /// does not parse is refused in one line.
+    pub fn options(&self) -> Result<crate::viewer::ViewOptions, String> {
+        let camera = match (&self.look_from, &self.look_at) {
+            (None, None) => None,
+            (Some(from), Some(at)) => Some(crate::viewer::camera::CameraPlacement::new(
+                parse_point("--look-from", from)?,
+                parse_point("--look-at", at)?,
+            )?),
+            (Some(_), None) => return Err("--look-from needs --look-at too".into()),
+            (None, Some(_)) => return Err("--look-at needs --look-from too".into()),
+        };
+        Ok(crate::viewer::ViewOptions {
             recipe: self.recipe.clone(),
             screenshot: self.screenshot.clone(),
             frames: self.frames,
             stage: self.stage,
-        }
+            camera,
+        })
     }
 }
 
@@ -412,5 +430,22 @@ pub fn presets_command(action: &Option<PresetAction>) -> Result<(), String> {
             print!("{text}");
             Ok(())
         }
+    }
+}
+
+/// A point given as `X,Y,Z`: three finite numbers in world units.
+pub fn parse_point(flag: &str, text: &str) -> Result<[f32; 3], String> {
+    let bad = || {
+        format!(
+            "{flag} '{text}': expected X,Y,Z, three numbers in world units (such as 512,300,-200)"
+        )
+    };
+    let numbers: Vec<f32> = text
+        .split(',')
+        .map(|part| part.trim().parse::<f32>().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    match numbers[..] {
+        [x, y, z] if [x, y, z].iter().all(|v| v.is_finite()) => Ok([x, y, z]),
+        _ => Err(bad()),
     }
 }

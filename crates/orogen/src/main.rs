@@ -54,9 +54,11 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Generate(args)) => orogen::cli::generate(args),
         Some(Command::Presets { action }) => orogen::cli::presets_command(action),
-        Some(Command::View(args)) => orogen::viewer::run(&args.options()),
+        Some(Command::View(args)) => args.options().and_then(|o| orogen::viewer::run(&o)),
         Some(Command::Tiles(args)) => orogen::cli::tiles_command(args),
-        None => orogen::viewer::run(&ViewArgs::default().options()),
+        None => ViewArgs::default()
+            .options()
+            .and_then(|o| orogen::viewer::run(&o)),
     };
     if INTERRUPTED.load(Ordering::SeqCst) {
         // Ctrl+C came in: its cleanup may have removed a temporary file

@@ -230,6 +230,19 @@ fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
         &out,
         "cannot read recipe",
     );
+    // Camera placements are refused before the viewer opens a window.
+    let look = |from: &'static str, at: Option<&'static str>| {
+        let mut args = vec!["view", "--look-from", from];
+        if let Some(at) = at {
+            args.extend(["--look-at", at]);
+        }
+        args
+    };
+    assert_refused(&look("1,2", Some("0,0,0")), &out, "--look-from '1,2'");
+    assert_refused(&look("1,nan,3", Some("0,0,0")), &out, "three numbers");
+    assert_refused(&look("1,2,3", Some("a,b,c")), &out, "--look-at 'a,b,c'");
+    assert_refused(&look("1,2,3", None), &out, "--look-at too");
+    assert_refused(&look("1,2,3", Some("1,2,3")), &out, "same point");
     assert_refused(
         &[
             "generate",

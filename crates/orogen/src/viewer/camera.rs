@@ -1,5 +1,7 @@
 //! Fly camera: W/A/S/D move, Q/E down/up, hold the right mouse button to
 //! look, the wheel changes speed, Shift moves fast, F frames the terrain.
+//! `orogen view --look-from X,Y,Z --look-at X,Y,Z` starts it at a given
+//! place instead, in world units ([`CameraPlacement`]).
 //! Keys and mouse are ignored while egui uses them. The math lives in
 //! plain functions below so it is unit-tested without an `App`.
 
@@ -158,6 +160,56 @@ pub fn framing_pose(bounds: &TerrainBounds, height_scale: f32, aspect: f32) -> (
     (target + from * far, target)
 }
 
+/// A camera position and the point it looks at, in world units: X east
+/// from the map's west edge, Y height (before the view's height factor),
+/// Z south from its north edge.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CameraPlacement {
+    pub from: Vec3,
+    pub at: Vec3,
+}
+
+impl CameraPlacement {
+    /// Refuses a placement with no direction (both points the same).
+    pub fn new(from: [f32; 3], at: [f32; 3]) -> Result<Self, String> {
+        let (from, at) = (Vec3::from(from), Vec3::from(at));
+        if from.distance(at) < 1e-3 {
+            return Err(
+                "--look-from and --look-at are the same point: the camera needs a direction".into(),
+            );
+        }
+        Ok(Self { from, at })
+    }
+
+    /// (position, target) in the scene, where the terrain is centred on
+    /// the origin with north towards -z and heights scaled by the view.
+    pub fn scene_pose(&self, bounds: &TerrainBounds, height_scale: f32) -> (Vec3, Vec3) {
+        let to_scene = |p: Vec3| {
+            Vec3::new(
+                p.x - bounds.half_width,
+                p.y * height_scale,
+                p.z - bounds.half_depth,
+            )
+        };
+        (to_scene(self.from), to_scene(self.at))
+    }
+}
+
+/// The placement the viewer starts with, if the command line gave one.
+#[derive(Resource, Clone, Copy, Debug, Default)]
+pub struct StartView(pub Option<CameraPlacement>);
+
+/// Yaw and pitch for looking along `direction`, north up when it points
+/// straight down or up (where any yaw would do).
+pub fn placement_yaw_pitch(direction: Vec3) -> (f32, f32) {
+    let (yaw, pitch) = yaw_pitch_from_direction(direction);
+    if direction.x.hypot(direction.z) <= direction.length() * 1e-6 {
+        (0.0, pitch)
+    } else {
+        (yaw, pitch)
+    }
+}
+
 fn spawn_camera(mut commands: Commands) {
     commands.spawn((
         Camera3d::default(),
@@ -195,6 +247,7 @@ fn frame_terrain(
     keys: Res<ButtonInput<KeyCode>>,
     bounds: Res<TerrainBounds>,
     view: Option<Res<super::state::ViewSettings>>,
+    start: Option<Res<StartView>>,
     wants: Option<Res<UiFocus>>,
     mut last_extent: Local<Option<(f32, f32)>>,
     mut cameras: Query<(
@@ -220,11 +273,29 @@ fn frame_terrain(
             .logical_viewport_size()
             .map(|s| s.x / s.y.max(1.0))
             .unwrap_or(16.0 / 9.0);
-        let (position, target) = framing_pose(&bounds, height_scale, aspect);
-        *transform = Transform::from_translation(position).looking_at(target, Vec3::Y);
-        (fly.yaw, fly.pitch) = yaw_pitch_from_direction(target - position);
-        let distance = position.distance(target);
-        fly.speed = (distance * 0.25).clamp(MIN_SPEED, MAX_SPEED);
+        let placed = start.as_ref().and_then(|s| s.0).filter(|_| !pressed);
+        let (position, target) = match placed {
+            Some(placement) => placement.scene_pose(&bounds, height_scale),
+            None => framing_pose(&bounds, height_scale, aspect),
+        };
+        (fly.yaw, fly.pitch) = placement_yaw_pitch(target - position);
+        *transform = Transform::from_translation(position)
+            .looking_to(direction_from_yaw_pitch(fly.yaw, fly.pitch), Vec3::Y);
+        // A placed camera may look at something close: the far plane and
+        // the haze still reach past the whole terrain.
+        let terrain_radius = Vec3::new(
+            bounds.half_width,
+            (bounds.max_height - bounds.min_height) * height_scale * 0.5,
+            bounds.half_depth,
+        )
+        .length();
+        let reach = position.length() + terrain_radius;
+        let view_distance = position.distance(target);
+        let distance = match placed {
+            Some(_) => view_distance.max(reach),
+            None => view_distance,
+        };
+        fly.speed = (view_distance * 0.25).clamp(MIN_SPEED, MAX_SPEED);
         fly.framed = true;
         // Keep the far plane and the haze proportional to the terrain.
         if let Projection::Perspective(perspective) = projection.as_mut() {
@@ -289,6 +360,34 @@ fn fly(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_placement_maps_world_units_onto_the_centred_scene() {
+        let bounds = TerrainBounds {
+            half_width: 512.0,
+            half_depth: 256.0,
+            min_height: 0.0,
+            max_height: 100.0,
+            ready: true,
+        };
+        let placement = CameraPlacement::new([0.0, 50.0, 0.0], [1024.0, 0.0, 512.0]).unwrap();
+        let (from, at) = placement.scene_pose(&bounds, 2.0);
+        // The north-west corner, then the south-east corner, heights doubled.
+        assert_eq!(from, Vec3::new(-512.0, 100.0, -256.0));
+        assert_eq!(at, Vec3::new(512.0, 0.0, 256.0));
+        assert!(CameraPlacement::new([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]).is_err());
+    }
+
+    #[test]
+    fn straight_down_looks_with_north_up_and_others_keep_their_yaw() {
+        let (yaw, pitch) = placement_yaw_pitch(Vec3::NEG_Y * 40.0);
+        assert_eq!(yaw, 0.0);
+        assert!(pitch < -1.5);
+        // From the south-west towards the north-east: yaw between north
+        // (0) and east (-π/2).
+        let (yaw, _) = placement_yaw_pitch(Vec3::new(1.0, -1.0, -1.0));
+        assert!((yaw + std::f32::consts::FRAC_PI_4).abs() < 1e-5, "{yaw}");
+    }
 
     fn close(a: Vec3, b: Vec3) -> bool {
         (a - b).length() < 1e-4

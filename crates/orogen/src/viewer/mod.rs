@@ -38,6 +38,8 @@ pub struct ViewOptions {
     pub frames: u32,
     /// Show the map after this stage instead of the final map.
     pub stage: Option<usize>,
+    /// Where the camera starts, instead of framing the whole terrain.
+    pub camera: Option<camera::CameraPlacement>,
 }
 
 /// Everything the interactive viewer adds on top of Bevy's default plugins.
@@ -134,6 +136,7 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
     .insert_resource(EditedRecipe(recipe))
     .insert_resource(source)
     .insert_resource(DisplayedStage(args.stage))
+    .insert_resource(camera::StartView(args.camera))
     .add_plugins(ViewerPlugin);
     if let Some(path) = &args.screenshot {
         app.add_plugins(ScreenshotPlugin {
