@@ -56,17 +56,25 @@ pub fn filled_in_parallel<T: Send>(
     chunk: usize,
     fill: impl Fn(usize, &mut [std::mem::MaybeUninit<T>]) + Sync,
 ) -> Vec<T> {
-    use rayon::prelude::*;
     let mut v = huge_capacity(len);
-    let slots = &mut v.spare_capacity_mut()[..len];
-    slots
-        .par_chunks_mut(chunk.max(1))
-        .enumerate()
-        .for_each(|(i, c)| fill(i, c));
+    fill_chunks(&mut v.spare_capacity_mut()[..len], chunk, &fill);
     // SAFETY: `fill` writes every slot of every chunk (its contract), and
     // the chunks cover all `len` slots.
     unsafe { v.set_len(len) };
     v
+}
+
+/// Hands `slots` to `fill` in chunks of `chunk`, numbered, on all threads.
+fn fill_chunks<T: Send>(
+    slots: &mut [std::mem::MaybeUninit<T>],
+    chunk: usize,
+    fill: &(impl Fn(usize, &mut [std::mem::MaybeUninit<T>]) + Sync),
+) {
+    use rayon::prelude::*;
+    slots
+        .par_chunks_mut(chunk.max(1))
+        .enumerate()
+        .for_each(|(i, c)| fill(i, c));
 }
 
 /// Bytes of a memory page: the alignment a direct (uncached) file write
@@ -101,7 +109,6 @@ pub fn page_aligned_in_parallel<T: Send + Default>(
     chunk: usize,
     fill: impl Fn(usize, &mut [std::mem::MaybeUninit<T>]) + Sync,
 ) -> PageAligned<T> {
-    use rayon::prelude::*;
     let slack = PAGE_BYTES.div_ceil(std::mem::size_of::<T>().max(1));
     let mut buf: Vec<T> = huge_capacity(len + slack);
     let start = match buf.as_ptr().align_offset(PAGE_BYTES) {
@@ -113,10 +120,7 @@ pub fn page_aligned_in_parallel<T: Send + Default>(
     for slot in before {
         slot.write(T::default());
     }
-    values
-        .par_chunks_mut(chunk.max(1))
-        .enumerate()
-        .for_each(|(i, c)| fill(i, c));
+    fill_chunks(values, chunk, &fill);
     // SAFETY: the slots before `start` were written above; `fill` writes
     // every slot of every chunk (its contract), and the chunks cover the
     // `len` slots from `start`.

@@ -234,14 +234,14 @@ fn apply_stage(
             kind: entry.stage.kind(),
             error,
         })?;
-    // Valid parameters can still combine into overflow (say, several
-    // Multiply layers near their limits): refuse it here rather than
-    // export infinities.
     // Finite input stays finite through some stages, and others checked
     // their output rows as they wrote them: no separate scan for those.
     if entry.stage.op().keeps_finite() || ctx.output_finite == Some(true) {
         return Ok(());
     }
+    // Valid parameters can still combine into overflow (say, several
+    // Multiply layers near their limits): refuse it here rather than
+    // export infinities.
     if let Some(bad) = map.first_non_finite() {
         return Err(PipelineError::Stage {
             index,
