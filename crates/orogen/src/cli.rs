@@ -138,6 +138,15 @@ pub struct ViewArgs {
     /// Aim the camera at this point, in the same world units (with --look-from).
     #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
     pub look_at: Option<String>,
+    /// Draw the terrain with the CPU mesh (at most 1025² vertices) and
+    /// splat texture instead of the GPU's displaced, per-pixel terrain.
+    #[arg(long)]
+    pub cpu_terrain: bool,
+    /// Look straight down with an orthographic camera at one screen pixel
+    /// per splat texel, unlit and without panels: the texture as the GPU
+    /// paints it, to compare with `generate --texture` at the same size.
+    #[arg(long, conflicts_with_all = ["look_from", "look_at", "cpu_terrain"])]
+    pub top_texels: bool,
 }
 
 impl ViewArgs {
@@ -159,6 +168,8 @@ impl ViewArgs {
             frames: self.frames,
             stage: self.stage,
             camera,
+            cpu_terrain: self.cpu_terrain,
+            top_texels: self.top_texels,
         })
     }
 }

@@ -6,7 +6,7 @@ use image::RgbImage;
 use std::path::{Path, PathBuf};
 
 /// Loaded tile pixels, one image per tile (a flat colour if unreadable).
-#[derive(Clone)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TileImages {
     /// One RGB8 image per tile, in the tile set's order.
     pub images: Vec<RgbImage>,

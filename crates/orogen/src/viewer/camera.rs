@@ -195,6 +195,16 @@ impl CameraPlacement {
     }
 }
 
+/// `--top-texels`: an orthographic camera straight down at one pixel per
+/// splat texel (north up), for comparing the GPU splat with `texture.png`.
+#[derive(Resource, Clone, Copy, Debug, Default)]
+pub struct TopTexels(pub bool);
+
+/// World units per screen pixel for `--top-texels`: one splat texel.
+pub fn top_texel_size(bounds: &TerrainBounds, texels_x: usize) -> f32 {
+    bounds.half_width * 2.0 / texels_x.max(1) as f32
+}
+
 /// The placement the viewer starts with, if the command line gave one.
 #[derive(Resource, Clone, Copy, Debug, Default)]
 pub struct StartView(pub Option<CameraPlacement>);
@@ -210,8 +220,8 @@ pub fn placement_yaw_pitch(direction: Vec3) -> (f32, f32) {
     }
 }
 
-fn spawn_camera(mut commands: Commands) {
-    commands.spawn((
+fn spawn_camera(mut commands: Commands, top: Option<Res<TopTexels>>) {
+    let mut camera = commands.spawn((
         Camera3d::default(),
         Msaa::Off,
         Projection::Perspective(PerspectiveProjection {
@@ -220,17 +230,25 @@ fn spawn_camera(mut commands: Commands) {
             far: 50_000.0,
             ..default()
         }),
-        DistanceFog {
+        Transform::from_xyz(0.0, 300.0, 600.0).looking_at(Vec3::ZERO, Vec3::Y),
+        FlyCamera::default(),
+    ));
+    if top.is_some_and(|t| t.0) {
+        // Colours exactly as painted: no tone curve, dither or haze.
+        camera.insert((
+            bevy::core_pipeline::tonemapping::Tonemapping::None,
+            bevy::core_pipeline::tonemapping::DebandDither::Disabled,
+        ));
+    } else {
+        camera.insert(DistanceFog {
             color: Color::srgba(0.62, 0.75, 0.90, 1.0),
             falloff: FogFalloff::Linear {
                 start: 2_000.0,
                 end: 20_000.0,
             },
             ..default()
-        },
-        Transform::from_xyz(0.0, 300.0, 600.0).looking_at(Vec3::ZERO, Vec3::Y),
-        FlyCamera::default(),
-    ));
+        });
+    }
 }
 
 fn egui_has_keyboard(focus: &Option<Res<UiFocus>>) -> bool {
@@ -248,6 +266,8 @@ fn frame_terrain(
     bounds: Res<TerrainBounds>,
     view: Option<Res<super::state::ViewSettings>>,
     start: Option<Res<StartView>>,
+    top: Option<Res<TopTexels>>,
+    recipe: Option<Res<super::state::EditedRecipe>>,
     wants: Option<Res<UiFocus>>,
     mut last_extent: Local<Option<(f32, f32)>>,
     mut cameras: Query<(
@@ -265,8 +285,26 @@ fn frame_terrain(
     let resized = *last_extent != Some(extent);
     let pressed = keys.just_pressed(KeyCode::KeyF) && !egui_has_keyboard(&wants);
     let height_scale = view.map(|v| v.height_scale).unwrap_or(1.0);
+    let top = top.is_some_and(|t| t.0);
     for (mut transform, mut fly, camera, mut projection, fog) in &mut cameras {
         if fly.framed && !resized && !pressed {
+            continue;
+        }
+        if top {
+            let texels = recipe
+                .as_ref()
+                .map(|r| super::display::splat_texels(r.0.width, r.0.height).0)
+                .unwrap_or(1);
+            let above = bounds.max_height.abs().max(bounds.min_height.abs()) * height_scale + 10.0;
+            *transform = Transform::from_xyz(0.0, above, 0.0).looking_to(Vec3::NEG_Y, Vec3::NEG_Z);
+            *projection = Projection::Orthographic(OrthographicProjection {
+                scaling_mode: bevy::camera::ScalingMode::WindowSize,
+                scale: top_texel_size(&bounds, texels),
+                near: 0.0,
+                far: above * 2.0 + 10.0,
+                ..OrthographicProjection::default_3d()
+            });
+            fly.framed = true;
             continue;
         }
         let aspect = camera
@@ -313,6 +351,7 @@ fn frame_terrain(
 }
 
 fn fly(
+    top: Option<Res<TopTexels>>,
     time: Res<Time>,
     keys: Res<ButtonInput<KeyCode>>,
     buttons: Res<ButtonInput<MouseButton>>,
@@ -321,6 +360,9 @@ fn fly(
     wants: Option<Res<UiFocus>>,
     mut cameras: Query<(&mut Transform, &mut FlyCamera)>,
 ) {
+    if top.is_some_and(|t| t.0) {
+        return; // a fixed view
+    }
     let keyboard_free = !egui_has_keyboard(&wants);
     let pointer_free = !egui_has_pointer(&wants);
     for (mut transform, mut fly) in &mut cameras {

@@ -4,7 +4,10 @@
 //! it takes only what it shows (the output, its recipe, the stage), so it
 //! knows nothing of the job that calls it.
 
-use super::state::{Generated, PreviewImage};
+use super::gpu_terrain::HeightUpload;
+use super::gpu_terrain::lod::HeightBounds;
+use super::gpu_terrain::material::{SplatGrid, height_image};
+use super::state::{DisplayPath, Generated, PreviewImage};
 use bevy::asset::RenderAssetUsages;
 use bevy::image::{ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::mesh::{Indices, PrimitiveTopology};
@@ -14,6 +17,7 @@ use orogen_core::mesh::{MeshData, build_mesh};
 use orogen_core::pipeline::PipelineOutput;
 use orogen_core::splat::{TileImages, render_splat};
 use orogen_core::{Heightmap, Recipe};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Display meshes keep at most this many vertices a side (exports keep
@@ -26,10 +30,39 @@ pub const MIN_TEXTURE_SIDE: usize = 256;
 pub const PREVIEW_SIDE: usize = 192;
 pub const HISTOGRAM_BINS: usize = 64;
 
+/// What one level hands the main thread: the panels' facts, and either
+/// the CPU mesh and texture or the GPU path's height texture.
 pub struct DisplayBuild {
     pub generated: Generated,
-    pub mesh: Mesh,
-    pub image: Image,
+    pub cpu: Option<(Mesh, Image)>,
+    pub gpu: Option<HeightUpload>,
+}
+
+/// The texel grid the tiles repeat on, for an export of `width × height`
+/// cells: about two texels per export cell (`texture.png` at that size
+/// shows the tiles at the same scale), whatever sampling is on screen.
+pub fn splat_texels(width: u32, height: u32) -> (usize, usize) {
+    let longest = width.max(height).max(1) as usize;
+    let side = (longest * 2).clamp(MIN_TEXTURE_SIDE, 16384);
+    let scale = side as f32 / longest as f32;
+    let w = ((width as f32 * scale).round() as usize).max(2);
+    let h = ((height as f32 * scale).round() as usize).max(2);
+    (w, h)
+}
+
+/// The GPU path's data for `map`: its height texture and LOD bounds.
+pub fn gpu_upload(map: &Heightmap, cell_size: f32, texels: (usize, usize)) -> HeightUpload {
+    let (w, h) = (map.width() as u32, map.height() as u32);
+    HeightUpload {
+        image: height_image(w, h, map.data()),
+        bounds: HeightBounds::new(w, h, map.data()),
+        grid: SplatGrid {
+            map_width: w,
+            map_height: h,
+            cell_size,
+            texels,
+        },
+    }
 }
 
 /// Builds the display of `output`, generated from `recipe`: the final map,
@@ -41,6 +74,8 @@ pub fn build_display(
     recipe: &Recipe,
     stage: Option<usize>,
     (images, warnings): (TileImages, Vec<String>),
+    path: &DisplayPath,
+    export_size: (u32, u32),
 ) -> Result<DisplayBuild, String> {
     let last_stage = output.stages.len().checked_sub(1);
     let shown_stage = stage.filter(|&s| Some(s) < last_stage);
@@ -49,6 +84,16 @@ pub fn build_display(
         None => output.map.clone(),
     };
     let stats = map.stats();
+    if path.is_gpu() {
+        return Ok(build_gpu_display(
+            output,
+            recipe,
+            shown_stage,
+            map,
+            (images, warnings),
+            export_size,
+        ));
+    }
 
     let mesh_start = Instant::now();
     let mesh_data = build_mesh(&map, recipe.cell_size(), 1.0, MAX_MESH_SIDE);
@@ -96,12 +141,115 @@ pub fn build_display(
         texture_preview,
         warnings,
         error: None,
+        preview_map: None,
+        tile_images: None,
     };
     Ok(DisplayBuild {
         generated,
-        mesh,
-        image,
+        cpu: Some((mesh, image)),
+        gpu: None,
     })
+}
+
+/// The GPU path: the height texture and bounds, and for the panels a
+/// texture preview painted from the map resampled to the preview's size
+/// (a band edit repaints it from the same small map).
+fn build_gpu_display(
+    output: PipelineOutput,
+    recipe: &Recipe,
+    shown_stage: Option<usize>,
+    map: Arc<Heightmap>,
+    (images, warnings): (TileImages, Vec<String>),
+    export_size: (u32, u32),
+) -> DisplayBuild {
+    let stats = map.stats();
+    let start = Instant::now();
+    let texels = splat_texels(export_size.0, export_size.1);
+    let gpu = gpu_upload(&map, recipe.cell_size(), texels);
+    let gpu_millis = start.elapsed().as_secs_f64() * 1000.0;
+
+    let preview_start = Instant::now();
+    let preview_map = Arc::new(resample_for_preview(&map));
+    let mut tiles = recipe.tiles.clone();
+    if shown_stage.is_some() {
+        tiles.auto_bands = true;
+    }
+    let effective_tiles = tiles.effective(stats.min, stats.max);
+    let texture_preview = paint_preview(&preview_map, &map, recipe.cell_size(), &tiles, &images);
+    let heightmap_preview = grey_preview(&map, stats.min, stats.max);
+    let preview_millis = preview_start.elapsed().as_secs_f64() * 1000.0;
+
+    let generated = Generated {
+        serial: 0,
+        histogram: histogram(&map, stats.min, stats.max, HISTOGRAM_BINS),
+        output: Some(output),
+        recipe: Some(recipe.clone()),
+        effective_tiles: Some(effective_tiles),
+        mesh_columns: map.width(),
+        mesh_rows: map.height(),
+        shown_map: Some(map),
+        shown_stage,
+        shown_min: stats.min,
+        shown_max: stats.max,
+        decimated: false,
+        texture_side: texels,
+        mesh_millis: gpu_millis,
+        texture_millis: preview_millis,
+        heightmap_preview,
+        texture_preview,
+        warnings,
+        error: None,
+        preview_map: Some(preview_map),
+        tile_images: Some(Arc::new(images)),
+    };
+    DisplayBuild {
+        generated,
+        cpu: None,
+        gpu: Some(gpu),
+    }
+}
+
+/// The map resampled (bilinear, corner to corner) to the 2D preview's size.
+pub fn resample_for_preview(map: &Heightmap) -> Heightmap {
+    let (pw, ph) = preview_size(map.width(), map.height());
+    let (pw, ph) = (pw.max(2), ph.max(2));
+    let mut data = Vec::with_capacity(pw * ph);
+    for y in 0..ph {
+        let my = y as f32 * (map.height() - 1) as f32 / (ph - 1) as f32;
+        for x in 0..pw {
+            let mx = x as f32 * (map.width() - 1) as f32 / (pw - 1) as f32;
+            data.push(map.sample_bilinear(mx, my));
+        }
+    }
+    Heightmap::from_vec(pw, ph, data).unwrap_or_else(|| Heightmap::new(pw, ph))
+}
+
+/// The splat of `small` (the resampled `full` map) at the preview's size,
+/// with bands resolved over `full`'s range; grey when it cannot be painted.
+pub fn paint_preview(
+    small: &Heightmap,
+    full: &Heightmap,
+    cell_size: f32,
+    tiles: &orogen_core::splat::TileSet,
+    images: &TileImages,
+) -> PreviewImage {
+    let stats = full.stats();
+    let mut resolved = tiles.effective(stats.min, stats.max);
+    resolved.auto_bands = false;
+    let cell = cell_size * (full.width() - 1) as f32 / (small.width() - 1).max(1) as f32;
+    let (w, h) = (small.width(), small.height());
+    match render_splat(small, cell, &resolved, images, w, h) {
+        Ok(splat) => PreviewImage {
+            width: w,
+            height: h,
+            rgba: splat.rgba(),
+        },
+        Err(_) => PreviewImage {
+            width: w,
+            height: h,
+            rgba: [96u8, 96, 96, 255].repeat(w * h),
+        },
+    }
 }
 
 /// Texture size: about two texels per cell, within the limits, keeping

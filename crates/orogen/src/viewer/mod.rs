@@ -9,6 +9,7 @@
 
 pub mod camera;
 pub mod display;
+pub mod gpu_terrain;
 pub mod history;
 pub mod panels;
 pub mod regen;
@@ -40,20 +41,30 @@ pub struct ViewOptions {
     pub stage: Option<usize>,
     /// Where the camera starts, instead of framing the whole terrain.
     pub camera: Option<camera::CameraPlacement>,
+    /// Draw the terrain on the CPU (mesh and splat texture).
+    pub cpu_terrain: bool,
+    /// Straight down, orthographic, one pixel per splat texel, unlit, no panels.
+    pub top_texels: bool,
 }
 
 /// Everything the interactive viewer adds on top of Bevy's default plugins.
-pub struct ViewerPlugin;
+pub struct ViewerPlugin {
+    /// The egui panels (left out for `--top-texels`).
+    pub panels: bool,
+}
 
 impl Plugin for ViewerPlugin {
     fn build(&self, app: &mut App) {
         app.add_plugins((
             regen::RegenerationPlugin,
             terrain::TerrainScenePlugin,
+            gpu_terrain::GpuTerrainPlugin,
             camera::FlyCameraPlugin,
             history::HistoryPlugin,
-            panels::PanelsPlugin,
         ));
+        if self.panels {
+            app.add_plugins(panels::PanelsPlugin);
+        }
     }
 }
 
@@ -137,7 +148,21 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
     .insert_resource(source)
     .insert_resource(DisplayedStage(args.stage))
     .insert_resource(camera::StartView(args.camera))
-    .add_plugins(ViewerPlugin);
+    .insert_resource(camera::TopTexels(args.top_texels))
+    .add_plugins(ViewerPlugin {
+        panels: !args.top_texels,
+    });
+    if args.cpu_terrain {
+        app.insert_resource(state::DisplayPath::Cpu("--cpu-terrain".into()));
+    }
+    if args.top_texels {
+        app.insert_resource(gpu_terrain::GpuDrawOptions(
+            gpu_terrain::material::DrawOptions {
+                unlit: true,
+                triplanar: true,
+            },
+        ));
+    }
     if let Some(path) = &args.screenshot {
         app.add_plugins(ScreenshotPlugin {
             path: path.clone(),

@@ -14,8 +14,9 @@
 //! This plugin needs no window or GPU: it works under `MinimalPlugins`.
 
 use super::display::{DisplayBuild, build_display};
+use super::gpu_terrain::HeightUpload;
 use super::sampling::PreviewSampling;
-use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource};
+use super::state::{DisplayPath, DisplayedStage, EditedRecipe, Generated, RecipeSource};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
 use image::RgbImage;
@@ -41,6 +42,7 @@ impl Plugin for RegenerationPlugin {
             .init_resource::<RegenJob>()
             .init_resource::<SharedPipeline>()
             .init_resource::<PreviewSampling>()
+            .init_resource::<DisplayPath>()
             .add_systems(Update, (start_job_on_edit, collect_finished_job).chain());
     }
 }
@@ -106,6 +108,30 @@ pub struct JobRequest {
     pub recipe: Recipe,
     pub stage: Option<usize>,
     pub base_dir: Option<PathBuf>,
+    pub path: DisplayPath,
+}
+
+impl JobRequest {
+    /// Whether `self` differs from `other` in tile bands, slope rules or
+    /// tile scales only: on the GPU path that is a uniform write, no job.
+    pub fn differs_in_bands_only(&self, other: &JobRequest) -> bool {
+        let strip = |request: &JobRequest| {
+            let mut request = request.clone();
+            let tiles = &mut request.recipe.tiles;
+            tiles.auto_bands = false;
+            tiles.bands_from_zero = false;
+            for tile in &mut tiles.tiles {
+                tile.low = 0.0;
+                tile.optimal = 0.0;
+                tile.high = 0.0;
+                tile.slope = None;
+                tile.scale = 1.0;
+                tile.name.clear();
+            }
+            request
+        };
+        self != other && strip(self) == strip(other)
+    }
 }
 
 /// One level of a job, finished: its size, what it took, its display.
@@ -162,11 +188,13 @@ impl RegenJob {
 }
 
 /// Render assets built by the last job, waiting for the scene to upload
-/// them (taken, not cloned: a 1024² texture is 4 MiB).
+/// them (taken, not cloned: a 1024² texture is 4 MiB): the CPU path's
+/// mesh and texture, or the GPU path's height texture.
 #[derive(Resource, Default)]
 pub struct PendingUpload {
     pub mesh: Option<Mesh>,
     pub image: Option<Image>,
+    pub heights: Option<HeightUpload>,
 }
 
 /// Checks the recipe before it is handed to a job; the error is one line.
@@ -181,16 +209,18 @@ pub fn check_recipe(recipe: &Recipe) -> Result<Recipe, String> {
 /// What the viewer suggests when a map needs more memory than allowed.
 pub const TOO_LARGE_HINT: &str = "choose a smaller size in the Recipe panel";
 
+#[allow(clippy::too_many_arguments)]
 fn start_job_on_edit(
     recipe: Res<EditedRecipe>,
     stage: Res<DisplayedStage>,
     source: Res<RecipeSource>,
+    path: Res<DisplayPath>,
     sampling: Res<PreviewSampling>,
     pipeline: Res<SharedPipeline>,
     mut job: ResMut<RegenJob>,
     mut generated: ResMut<Generated>,
 ) {
-    if !(recipe.is_changed() || stage.is_changed() || source.is_changed()) {
+    if !(recipe.is_changed() || stage.is_changed() || source.is_changed() || path.is_changed()) {
         return;
     }
     let recipe = match check_recipe(&recipe.0) {
@@ -206,10 +236,28 @@ fn start_job_on_edit(
         recipe,
         stage: stage.0,
         base_dir: source.base_dir.clone(),
+        path: path.clone(),
     };
     if job.last_request.as_ref() == Some(&request) {
         // Same request as the job in flight or last finished: its result
         // (or its error: an import that failed fails again) stands.
+        return;
+    }
+    if path.is_gpu()
+        && (job.is_busy() || generated.has_terrain())
+        && job
+            .last_request
+            .as_ref()
+            .is_some_and(|last| request.differs_in_bands_only(last))
+    {
+        // The GPU draws bands from the material's uniform (rewritten by
+        // the GPU terrain plugin); the map and its exports stay valid
+        // with the new tiles (a job in flight keeps going: its levels get
+        // these tiles when they land).
+        if let Some(shown) = generated.recipe.as_mut() {
+            shown.tiles = request.recipe.tiles.clone();
+        }
+        job.last_request = Some(request);
         return;
     }
     job.supersede();
@@ -326,7 +374,8 @@ fn run_level(
     }
     let images = cache.tile_images(&recipe.tiles, request.base_dir.as_deref());
     drop(cache);
-    build_display(output, recipe, request.stage, images)
+    let export = (request.recipe.width, request.recipe.height);
+    build_display(output, recipe, request.stage, images, &request.path, export)
 }
 
 fn collect_finished_job(
@@ -354,8 +403,19 @@ fn collect_finished_job(
             let serial = generated.serial + 1;
             *generated = build.generated;
             generated.serial = serial;
-            upload.mesh = Some(build.mesh);
-            upload.image = Some(build.image);
+            if let Some((mesh, image)) = build.cpu {
+                upload.mesh = Some(mesh);
+                upload.image = Some(image);
+            }
+            upload.heights = build.gpu;
+            // Whatever lands differs from the latest request in bands at
+            // most (any other edit supersedes the job): exports and panels
+            // get the latest bands.
+            if let (Some(shown), Some(last)) = (generated.recipe.as_mut(), &job.last_request)
+                && last.path.is_gpu()
+            {
+                shown.tiles = last.recipe.tiles.clone();
+            }
             job.shown_side = Some(level.side);
             sampling.learn(level.side, level.millis);
         }
@@ -424,7 +484,7 @@ mod tests {
         let second = wait_for_generation(&mut app, first);
         assert!(second > first);
         assert_ne!(before, shown_map_data(&app));
-        assert!(app.world().resource::<PendingUpload>().mesh.is_some());
+        assert!(app.world().resource::<PendingUpload>().heights.is_some());
     }
 
     /// Updates until the job is done, returning each new generation's
@@ -510,6 +570,43 @@ mod tests {
         }
         assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
         assert_eq!(app.world().resource::<Generated>().serial, first);
+    }
+
+    #[test]
+    fn a_band_edit_starts_no_job_on_the_gpu_path_but_does_on_the_cpu_path() {
+        for path in [DisplayPath::Gpu, DisplayPath::Cpu("test".into())] {
+            let mut app = headless_app(small_recipe(1));
+            app.insert_resource(path.clone());
+            let first = wait_for_generation(&mut app, 0);
+            let jobs = app.world().resource::<RegenJob>().started_count;
+            {
+                let mut recipe = app.world_mut().resource_mut::<EditedRecipe>();
+                let tiles = &mut recipe.0.tiles;
+                tiles.auto_bands = false;
+                tiles.tiles[1].optimal += 0.1;
+                tiles.tiles[1].high += 0.2;
+                tiles.tiles[2].slope = Some(orogen_core::params::Span::new(20.0, 60.0));
+            }
+            let edited = app.world().resource::<EditedRecipe>().0.tiles.clone();
+            for _ in 0..5 {
+                app.update();
+            }
+            let started = app.world().resource::<RegenJob>().started_count - jobs;
+            if path.is_gpu() {
+                assert_eq!(started, 0, "a band edit is a uniform write");
+                assert_eq!(app.world().resource::<Generated>().serial, first);
+                // Exports of the shown map use the new bands.
+                let shown = app.world().resource::<Generated>().recipe.clone();
+                assert_eq!(shown.map(|r| r.tiles), Some(edited));
+                // An image change still needs a job (the images load there).
+                app.world_mut().resource_mut::<EditedRecipe>().0.tiles.tiles[0].image =
+                    "builtin:rock".into();
+                app.update();
+                assert_eq!(app.world().resource::<RegenJob>().started_count - jobs, 1);
+            } else {
+                assert_eq!(started, 1, "the CPU path re-renders its texture");
+            }
+        }
     }
 
     #[test]

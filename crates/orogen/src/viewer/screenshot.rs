@@ -1,9 +1,9 @@
-//! `--screenshot FILE --frames N`: wait for the first terrain and texture
-//! to be uploaded, render N more frames, save a PNG of the whole window
+//! `--screenshot FILE --frames N`: wait for the terrain to be uploaded at
+//! its finest level, render N more frames, save a PNG of the whole window
 //! (terrain and panels) and exit. Fails with a message instead of hanging
 //! when no terrain appears in time.
 
-use super::regen::PendingUpload;
+use super::regen::{PendingUpload, RegenJob};
 use super::state::Generated;
 use super::terrain::TerrainBounds;
 use bevy::prelude::*;
@@ -71,13 +71,18 @@ fn advance_screenshot(
     mut job: ResMut<ScreenshotJob>,
     bounds: Option<Res<TerrainBounds>>,
     upload: Res<PendingUpload>,
+    regen: Res<RegenJob>,
     generated: Res<Generated>,
     report: Res<ExitReport>,
     mut exit: MessageWriter<AppExit>,
 ) {
     match job.phase {
         Phase::WaitingForTerrain => {
-            let shown = bounds.is_some_and(|b| b.ready) && upload.mesh.is_none();
+            // The finest level, once uploaded (not the first preview).
+            let shown = bounds.is_some_and(|b| b.ready)
+                && upload.mesh.is_none()
+                && upload.heights.is_none()
+                && !regen.is_busy();
             if shown {
                 job.phase = Phase::Rendering {
                     frames_left: job.frames,

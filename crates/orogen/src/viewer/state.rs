@@ -29,6 +29,22 @@ pub struct RecipeSource {
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DisplayedStage(pub Option<usize>);
 
+/// Who draws the terrain: the GPU (height texture, LOD patches, per-pixel
+/// splat) or, where the adapter cannot or `--cpu-terrain` asks, the CPU
+/// (a mesh of at most 1025² vertices and a splat texture), with the reason.
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub enum DisplayPath {
+    #[default]
+    Gpu,
+    Cpu(String),
+}
+
+impl DisplayPath {
+    pub fn is_gpu(&self) -> bool {
+        matches!(self, DisplayPath::Gpu)
+    }
+}
+
 /// Which image the small 2D preview shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PreviewKind {
@@ -106,6 +122,10 @@ pub struct Generated {
     pub heightmap_preview: PreviewImage,
     pub texture_preview: PreviewImage,
     pub warnings: Vec<String>,
+    /// The shown map resampled to the 2D preview's size, and the tile
+    /// images: a band edit repaints the texture preview from these.
+    pub preview_map: Option<Arc<Heightmap>>,
+    pub tile_images: Option<Arc<orogen_core::splat::TileImages>>,
     /// Why the latest request produced nothing (invalid recipe, stage error).
     pub error: Option<String>,
 }

@@ -12,10 +12,13 @@ pub mod texture;
 pub mod view;
 
 use super::camera::FlyCamera;
+use super::gpu_terrain::LodStats;
 use super::history::{History, HistoryAction, apply_history_action};
 use super::regen::RegenJob;
 use super::sampling::PreviewSampling;
-use super::state::{DisplayedStage, EditedRecipe, Generated, RecipeSource, UiFocus, ViewSettings};
+use super::state::{
+    DisplayPath, DisplayedStage, EditedRecipe, Generated, RecipeSource, UiFocus, ViewSettings,
+};
 use bevy::camera::visibility::RenderLayers;
 use bevy::camera::{CameraOutputMode, Viewport};
 use bevy::ecs::system::SystemParam;
@@ -67,6 +70,9 @@ pub struct UiContext<'a> {
     pub can_undo: bool,
     pub can_redo: bool,
     pub history_request: Option<HistoryAction>,
+    /// Who draws the terrain, and the GPU terrain's vertices this frame.
+    pub display_path: &'a DisplayPath,
+    pub lod: LodStats,
 }
 
 /// Red used for errors and invalid values throughout the UI.
@@ -150,6 +156,7 @@ fn draw_panels(
     mut edited: EditedResources,
     generated: Res<Generated>,
     job: Res<RegenJob>,
+    display: (Res<DisplayPath>, Res<LodStats>),
     mut history: ResMut<History>,
     mut focus: ResMut<UiFocus>,
     window: Single<&Window, With<PrimaryWindow>>,
@@ -173,6 +180,8 @@ fn draw_panels(
         can_undo: history.can_undo(),
         can_redo: history.can_redo(),
         history_request: None,
+        display_path: &display.0,
+        lod: *display.1,
     };
     let panels = &mut *panels;
     let left = egui::Panel::left("orogen-panels")

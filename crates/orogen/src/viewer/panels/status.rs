@@ -2,6 +2,8 @@
 //! mesh and texture sizes (saying when the mesh is decimated), errors.
 
 use super::{Document, ERROR_RED, UiContext};
+use crate::viewer::gpu_terrain::LodStats;
+use crate::viewer::state::DisplayPath;
 use bevy_egui::egui;
 use orogen_core::Stage;
 
@@ -46,13 +48,24 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
             ui.label(label);
         }
         ui.separator();
-        ui.label(
-            egui::RichText::new(format!(
+        let timing = match info.display_path {
+            DisplayPath::Gpu => format!(
+                "GPU data {:.1} ms · previews {:.0} ms",
+                generated.mesh_millis, generated.texture_millis
+            ),
+            DisplayPath::Cpu(_) => format!(
                 "mesh {:.0} ms · texture {:.0} ms",
                 generated.mesh_millis, generated.texture_millis
-            ))
-            .small(),
-        );
+            ),
+        };
+        ui.label(egui::RichText::new(timing).small());
+        if info.display_path.is_gpu() {
+            ui.label(egui::RichText::new(lod_text(&info.lod)).small())
+                .on_hover_text(
+                    "Vertices the GPU terrain draws this frame: full resolution near the \
+                     camera, coarser with distance (CDLOD patches, after frustum culling)",
+                );
+        }
         // The map facts start a row of their own, so the decimation notice
         // is never split across two lines between the stage timings.
         ui.end_row();
@@ -87,6 +100,13 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
                 );
             }
         }
+        if let DisplayPath::Cpu(reason) = info.display_path {
+            ui.separator();
+            ui.colored_label(
+                NOTICE_AMBER,
+                egui::RichText::new(format!("CPU terrain: {reason}")).small(),
+            );
+        }
         if let Some(stage) = generated.shown_stage {
             let label = doc
                 .recipe
@@ -100,6 +120,17 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
             );
         }
     });
+}
+
+/// The GPU terrain's load this frame, e.g. "42 patches · 45.7 k vertices".
+pub fn lod_text(lod: &LodStats) -> String {
+    let vertices = lod.vertices as f64;
+    let amount = if vertices >= 1e6 {
+        format!("{:.2} M", vertices / 1e6)
+    } else {
+        format!("{:.1} k", vertices / 1e3)
+    };
+    format!("{} patches · {amount} vertices drawn", lod.patches)
 }
 
 /// Which size is on screen, and the export size when that differs.

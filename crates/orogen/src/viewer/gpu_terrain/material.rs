@@ -1,0 +1,319 @@
+//! The terrain material: its uniform (map placement, LOD ranges, the
+//! splat's bands and slope rules), the height texture and the tile array.
+//! Band and slope edits rewrite the uniform only.
+
+use super::lod::{LodRanges, MAX_LEVELS, MORPH_START};
+use bevy::asset::RenderAssetUsages;
+use bevy::image::{ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
+use bevy::mesh::MeshVertexBufferLayoutRef;
+use bevy::pbr::{MaterialPipeline, MaterialPipelineKey};
+use bevy::prelude::*;
+use bevy::render::render_resource::{
+    AsBindGroup, Extent3d, PolygonMode, RenderPipelineDescriptor, ShaderType,
+    SpecializedMeshPipelineError, TextureDimension, TextureFormat, TextureViewDescriptor,
+    TextureViewDimension,
+};
+use bevy::shader::ShaderRef;
+use orogen_core::splat::{TileImages, TileSet};
+
+/// Most tiles the shader's tables hold (the recipe's own limit).
+pub const MAX_TILES: usize = 16;
+/// Longest side a tile keeps in the array (larger tiles are scaled down).
+pub const MAX_TILE_SIDE: u32 = 2048;
+
+pub const SHADER_PATH: &str = "embedded://orogen/viewer/gpu_terrain/terrain.wgsl";
+
+/// What the shader reads besides the textures (see `terrain.wgsl`).
+#[derive(ShaderType, Clone, Copy, Debug, Default, PartialEq)]
+pub struct TerrainUniform {
+    /// Half width, half depth, cell size, the map's highest point.
+    pub map: Vec4,
+    /// Map width and height in cells, texels per world unit along x and z.
+    pub grid: Vec4,
+    /// Tile count, unlit, triplanar on, morph start share.
+    pub options: Vec4,
+    pub ranges: [Vec4; MAX_LEVELS / 4],
+    /// Per tile: low, optimal, high, unused.
+    pub bands: [Vec4; MAX_TILES],
+    /// Per tile: slope min (negative: no rule), slope max, unused, unused.
+    pub slopes: [Vec4; MAX_TILES],
+    /// Per tile: tile repeats per texel along x and z, offsets along x and z.
+    pub tiling: [Vec4; MAX_TILES],
+}
+
+/// Where and how densely the splat is drawn: the map's size and cell, and
+/// the texel grid the tiles repeat on (that of `texture.png` at
+/// `texels`), as world facts independent of the sampling shown.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SplatGrid {
+    pub map_width: u32,
+    pub map_height: u32,
+    pub cell_size: f32,
+    /// Texture size whose texel grid the tiles follow.
+    pub texels: (usize, usize),
+}
+
+/// Switches of the drawing itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DrawOptions {
+    /// Show the splat colour without lighting or fog (the agreement test).
+    pub unlit: bool,
+    pub triplanar: bool,
+}
+
+/// The uniform for `tiles` (effective bands), drawn on `grid`, with
+/// tiles of the given pixel sizes.
+pub fn terrain_uniform(
+    grid: &SplatGrid,
+    top_height: f32,
+    tiles: &TileSet,
+    tile_sizes: &[(u32, u32)],
+    options: DrawOptions,
+) -> TerrainUniform {
+    let cell = grid.cell_size;
+    let extent_x = (grid.map_width.max(2) - 1) as f32 * cell;
+    let extent_z = (grid.map_height.max(2) - 1) as f32 * cell;
+    let ranges = LodRanges { cell_size: cell };
+    let mut uniform = TerrainUniform {
+        map: Vec4::new(extent_x * 0.5, extent_z * 0.5, cell, top_height),
+        grid: Vec4::new(
+            grid.map_width as f32,
+            grid.map_height as f32,
+            grid.texels.0 as f32 / extent_x,
+            grid.texels.1 as f32 / extent_z,
+        ),
+        options: Vec4::new(
+            tiles.tiles.len().min(MAX_TILES) as f32,
+            if options.unlit { 1.0 } else { 0.0 },
+            if options.triplanar { 1.0 } else { 0.0 },
+            MORPH_START,
+        ),
+        ..default()
+    };
+    for level in 0..MAX_LEVELS {
+        uniform.ranges[level / 4][level % 4] = ranges.range(level as u32);
+    }
+    for (i, tile) in tiles.tiles.iter().take(MAX_TILES).enumerate() {
+        uniform.bands[i] = Vec4::new(tile.low, tile.optimal, tile.high, 0.0);
+        uniform.slopes[i] = match tile.slope {
+            Some(span) => Vec4::new(span.min.max(0.0), span.max, 0.0, 0.0),
+            None => Vec4::new(-1.0, 0.0, 0.0, 0.0),
+        };
+        let (w, h) = tile_sizes.get(i).copied().unwrap_or((1, 1));
+        let (w, h) = (w.max(1) as f32, h.max(1) as f32);
+        // The CPU splat takes pixel ⌊tx·scale⌋ for texel tx; texel tx's
+        // centre is at tx + 0.5, so the pixel centre there is reached by
+        // (t − 0.5)·scale + 0.5.
+        let s = tile.scale;
+        uniform.tiling[i] = Vec4::new(s / w, s / h, (0.5 - 0.5 * s) / w, (0.5 - 0.5 * s) / h);
+    }
+    uniform
+}
+
+#[derive(Asset, TypePath, AsBindGroup, Clone, Debug)]
+#[bind_group_data(TerrainMaterialKey)]
+pub struct TerrainMaterial {
+    #[uniform(0)]
+    pub uniform: TerrainUniform,
+    /// The map's heights, one R32Float texel per cell, read with `textureLoad`.
+    #[texture(
+        1,
+        sample_type = "float",
+        filterable = false,
+        visibility(vertex, fragment)
+    )]
+    pub heights: Handle<Image>,
+    #[texture(2, dimension = "2d_array")]
+    #[sampler(3)]
+    pub tiles: Handle<Image>,
+    pub wireframe: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TerrainMaterialKey {
+    wireframe: bool,
+}
+
+impl From<&TerrainMaterial> for TerrainMaterialKey {
+    fn from(material: &TerrainMaterial) -> Self {
+        TerrainMaterialKey {
+            wireframe: material.wireframe,
+        }
+    }
+}
+
+impl Material for TerrainMaterial {
+    fn vertex_shader() -> ShaderRef {
+        SHADER_PATH.into()
+    }
+
+    fn fragment_shader() -> ShaderRef {
+        SHADER_PATH.into()
+    }
+
+    fn prepass_vertex_shader() -> ShaderRef {
+        SHADER_PATH.into()
+    }
+
+    fn specialize(
+        _pipeline: &MaterialPipeline,
+        descriptor: &mut RenderPipelineDescriptor,
+        _layout: &MeshVertexBufferLayoutRef,
+        key: MaterialPipelineKey<Self>,
+    ) -> Result<(), SpecializedMeshPipelineError> {
+        // Lines in the main pass only: shadows stay solid.
+        let prepass = descriptor
+            .vertex
+            .shader_defs
+            .contains(&"PREPASS_PIPELINE".into());
+        if key.bind_group_data.wireframe && !prepass {
+            descriptor.primitive.polygon_mode = PolygonMode::Line;
+        }
+        Ok(())
+    }
+}
+
+/// The map's heights as an R32Float texture (row by row, as the map).
+pub fn height_image(width: u32, height: u32, heights: &[f32]) -> Image {
+    let mut bytes = Vec::with_capacity(heights.len() * 4);
+    for &v in heights {
+        // The shader never sees a non-finite height (a recipe can overflow).
+        let v = if v.is_finite() { v } else { 0.0 };
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    Image::new(
+        Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        bytes,
+        TextureFormat::R32Float,
+        RenderAssetUsages::RENDER_WORLD,
+    )
+}
+
+/// The tile images as one array texture with a full mip chain, every
+/// layer scaled to the largest tile's size (at most [`MAX_TILE_SIDE`]).
+/// Stored as plain RGBA8: the shader mixes tiles in sRGB, as the CPU
+/// splat mixes its bytes, and converts the result.
+pub fn tile_array(images: &TileImages) -> Image {
+    let side_x = images.images.iter().map(|i| i.width()).max().unwrap_or(1);
+    let side_y = images.images.iter().map(|i| i.height()).max().unwrap_or(1);
+    let (sx, sy) = (
+        side_x.clamp(1, MAX_TILE_SIDE),
+        side_y.clamp(1, MAX_TILE_SIDE),
+    );
+    let layers = images.images.len().max(1) as u32;
+    let mips = 32 - sx.max(sy).leading_zeros();
+    let mut data = Vec::new();
+    for layer in 0..layers as usize {
+        let rgba = match images.images.get(layer) {
+            Some(image) => image::DynamicImage::ImageRgb8(image.clone()).to_rgba8(),
+            None => image::RgbaImage::from_pixel(1, 1, image::Rgba([128, 128, 128, 255])),
+        };
+        let mut level = if rgba.dimensions() == (sx, sy) {
+            rgba
+        } else {
+            image::imageops::resize(&rgba, sx, sy, image::imageops::FilterType::Triangle)
+        };
+        for mip in 0..mips {
+            data.extend_from_slice(level.as_raw());
+            if mip + 1 < mips {
+                let (w, h) = ((level.width() / 2).max(1), (level.height() / 2).max(1));
+                level =
+                    image::imageops::resize(&level, w, h, image::imageops::FilterType::Triangle);
+            }
+        }
+    }
+    let mut image = Image::new_uninit(
+        Extent3d {
+            width: sx,
+            height: sy,
+            depth_or_array_layers: layers,
+        },
+        TextureDimension::D2,
+        TextureFormat::Rgba8Unorm,
+        RenderAssetUsages::RENDER_WORLD,
+    );
+    image.data = Some(data);
+    image.texture_descriptor.mip_level_count = mips;
+    image.texture_view_descriptor = Some(TextureViewDescriptor {
+        dimension: Some(TextureViewDimension::D2Array),
+        ..default()
+    });
+    image.sampler = ImageSampler::Descriptor(ImageSamplerDescriptor {
+        address_mode_u: ImageAddressMode::Repeat,
+        address_mode_v: ImageAddressMode::Repeat,
+        mag_filter: ImageFilterMode::Linear,
+        min_filter: ImageFilterMode::Linear,
+        mipmap_filter: ImageFilterMode::Linear,
+        anisotropy_clamp: 8,
+        ..default()
+    });
+    image
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orogen_core::params::Span;
+
+    #[test]
+    fn the_uniform_carries_bands_slopes_and_the_texel_grid() {
+        let mut tiles = TileSet::default();
+        tiles.tiles[1].slope = Some(Span::new(10.0, 30.0));
+        tiles.tiles[2].scale = 0.5;
+        let grid = SplatGrid {
+            map_width: 129,
+            map_height: 65,
+            cell_size: 2.0,
+            texels: (256, 128),
+        };
+        let sizes = vec![(256, 256); 4];
+        let u = terrain_uniform(&grid, 37.0, &tiles, &sizes, DrawOptions::default());
+        assert_eq!(u.map, Vec4::new(128.0, 64.0, 2.0, 37.0));
+        assert_eq!(u.grid.z, 1.0, "256 texels over 256 world units");
+        assert_eq!(u.options.x, 4.0);
+        assert_eq!(u.bands[2].y, tiles.tiles[2].optimal);
+        assert_eq!(u.slopes[1].x, 10.0);
+        assert_eq!(u.slopes[0].x, -1.0, "sand has no slope rule");
+        // Scale 0.5 stretches the tile twice as wide, and texel 0's centre
+        // samples pixel 0's centre.
+        assert_eq!(u.tiling[2].x, 0.5 / 256.0);
+        let t = 0.5;
+        assert!(((t * u.tiling[2].x + u.tiling[2].z) * 256.0 - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_tile_array_has_a_layer_per_tile_and_a_full_mip_chain() {
+        let images = TileImages {
+            images: vec![
+                image::RgbImage::from_pixel(64, 64, image::Rgb([10, 20, 30])),
+                image::RgbImage::from_pixel(1, 1, image::Rgb([200, 100, 50])),
+            ],
+        };
+        let array = tile_array(&images);
+        let size = array.texture_descriptor.size;
+        assert_eq!(
+            (size.width, size.height, size.depth_or_array_layers),
+            (64, 64, 2)
+        );
+        assert_eq!(array.texture_descriptor.mip_level_count, 7);
+        // Layer-major: 64² + 32² + … + 1² texels per layer.
+        let per_layer: usize = (0..7).map(|m| (64usize >> m).pow(2) * 4).sum();
+        let data = array.data.as_deref().unwrap_or_default();
+        assert_eq!(data.len(), 2 * per_layer);
+        assert_eq!(
+            &data[per_layer..per_layer + 4],
+            &[200, 100, 50, 255],
+            "flat tile scaled up"
+        );
+        assert_eq!(
+            &data[per_layer - 4..per_layer],
+            &[10, 20, 30, 255],
+            "smallest mip keeps the colour"
+        );
+    }
+}

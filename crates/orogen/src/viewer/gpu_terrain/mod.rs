@@ -1,0 +1,481 @@
+//! The terrain drawn by the GPU: the only per-edit upload is the height
+//! texture (R32Float, 4 MiB at 1025²); a fixed patch mesh is displaced in
+//! the vertex shader with CDLOD level of detail ([`lod`]); normals and the
+//! splat's band and slope rules are evaluated per pixel ([`material`]).
+//! Band and slope edits rewrite the material's uniform and start no job.
+//!
+//! Where the adapter cannot do this (no vertex-stage texture reads, too
+//! small a texture limit) or `--cpu-terrain` asks for it, the viewer keeps
+//! the CPU mesh and splat texture of [`super::terrain`] and says why.
+
+pub mod lod;
+pub mod material;
+
+use super::camera::FlyCamera;
+use super::regen::PendingUpload;
+use super::state::{DisplayPath, EditedRecipe, Generated, ViewSettings};
+use super::terrain::TerrainUpload;
+use bevy::asset::{RenderAssetUsages, embedded_asset};
+use bevy::camera::primitives::Aabb;
+use bevy::camera::visibility::NoAutoAabb;
+use bevy::mesh::{Indices, PrimitiveTopology};
+use bevy::prelude::*;
+use bevy::render::renderer::RenderDevice;
+use lod::{HeightBounds, MapPlacement, PATCH_QUADS, Patch, select_patches};
+use material::{DrawOptions, SplatGrid, TerrainMaterial, terrain_uniform, tile_array};
+use orogen_core::splat::TileImages;
+use std::sync::Arc;
+
+pub struct GpuTerrainPlugin;
+
+impl Plugin for GpuTerrainPlugin {
+    fn build(&self, app: &mut App) {
+        embedded_asset!(app, "terrain.wgsl");
+        app.add_plugins(MaterialPlugin::<TerrainMaterial>::default())
+            .init_resource::<LodStats>()
+            .init_resource::<GpuDrawOptions>()
+            .add_systems(
+                Update,
+                (
+                    choose_display_path,
+                    upload_heights.in_set(TerrainUpload),
+                    repaint_preview_on_band_edit.after(TerrainUpload),
+                    update_material.after(TerrainUpload),
+                    place_patches.after(update_material),
+                ),
+            )
+            .add_systems(PostUpdate, count_drawn_vertices);
+    }
+}
+
+/// What a job hands over for the GPU path: the height texture, the node
+/// bounds for LOD and the grid the splat is drawn on.
+pub struct HeightUpload {
+    pub image: Image,
+    pub bounds: HeightBounds,
+    pub grid: SplatGrid,
+}
+
+/// Switches of the GPU drawing that are not view settings (the splat
+/// agreement test draws unlit).
+#[derive(Resource, Clone, Copy, Debug, PartialEq)]
+pub struct GpuDrawOptions(pub DrawOptions);
+
+impl Default for GpuDrawOptions {
+    fn default() -> Self {
+        GpuDrawOptions(DrawOptions {
+            unlit: false,
+            triplanar: true,
+        })
+    }
+}
+
+/// Patches and vertices the GPU terrain draws this frame (after culling).
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub struct LodStats {
+    pub patches: usize,
+    pub vertices: u64,
+    /// Patches selected before frustum culling.
+    pub selected: usize,
+}
+
+/// The GPU terrain's assets and what LOD selection needs.
+#[derive(Resource)]
+struct GpuTerrain {
+    heights: Handle<Image>,
+    tiles: Handle<Image>,
+    material: Handle<TerrainMaterial>,
+    /// Patch meshes: a node's ([`PATCH_QUADS`] a side) and a quadrant's.
+    patch_meshes: [Handle<Mesh>; 2],
+    bounds: Arc<HeightBounds>,
+    grid: SplatGrid,
+    tile_sizes: Vec<(u32, u32)>,
+    /// The tile images the array was built from.
+    tile_images: Arc<TileImages>,
+    /// Pools of patch entities per mesh, reused frame to frame.
+    pools: [Vec<Entity>; 2],
+}
+
+/// A patch entity of the GPU terrain, with its mesh's quads a side.
+#[derive(Component)]
+pub struct TerrainPatch {
+    quads: u32,
+}
+
+/// The smallest texture side the GPU path needs (a 1025² map).
+const MIN_TEXTURE_SIDE: u32 = 1025;
+
+/// Whether an adapter with these limits can draw the GPU terrain; the
+/// reason when not.
+pub fn gpu_path_supported(
+    max_texture_side: u32,
+    max_array_layers: u32,
+    vertex_textures: u32,
+) -> Result<(), String> {
+    if vertex_textures < 1 {
+        return Err("the graphics adapter cannot read textures in vertex shaders".into());
+    }
+    if max_texture_side < MIN_TEXTURE_SIDE {
+        return Err(format!(
+            "the graphics adapter's textures are at most {max_texture_side} texels a side \
+             (the GPU terrain needs {MIN_TEXTURE_SIDE})"
+        ));
+    }
+    if max_array_layers < material::MAX_TILES as u32 {
+        return Err(format!(
+            "the graphics adapter's texture arrays hold at most {max_array_layers} layers"
+        ));
+    }
+    Ok(())
+}
+
+/// The finest map side the GPU path shows on an adapter whose textures
+/// are at most `max_texture_side` a side: the largest `2^k + 1` that fits,
+/// up to 16385.
+pub fn gpu_display_limit(max_texture_side: u32) -> u32 {
+    let mut side = 1025u32;
+    while side < 16385 && 2 * side - 1 <= max_texture_side {
+        side = 2 * side - 1;
+    }
+    side
+}
+
+/// Once the render device exists: keep the GPU path if it can, or fall
+/// back to the CPU mesh with one line saying why.
+fn choose_display_path(
+    device: Option<Res<RenderDevice>>,
+    mut path: ResMut<DisplayPath>,
+    mut sampling: ResMut<super::sampling::PreviewSampling>,
+    mut decided: Local<bool>,
+) {
+    if *decided {
+        return;
+    }
+    let Some(device) = device else {
+        return;
+    };
+    *decided = true;
+    if let DisplayPath::Cpu(reason) = &*path {
+        info!("terrain drawn on the CPU: {reason}");
+        return;
+    }
+    let limits = device.limits();
+    match gpu_path_supported(
+        limits.max_texture_dimension_2d,
+        limits.max_texture_array_layers,
+        limits.max_sampled_textures_per_shader_stage,
+    ) {
+        Ok(()) => {
+            let limit = gpu_display_limit(limits.max_texture_dimension_2d);
+            if sampling.display_limit != limit {
+                sampling.display_limit = limit;
+            }
+        }
+        Err(reason) => {
+            warn!("{reason}; drawing the terrain on the CPU");
+            *path = DisplayPath::Cpu(format!("{reason}; the terrain is drawn on the CPU"));
+        }
+    }
+}
+
+/// A patch mesh: a `(quads+1)²` grid over the unit square in x and z.
+fn patch_mesh(quads: u32) -> Mesh {
+    let n = quads + 1;
+    let mut positions = Vec::with_capacity((n * n) as usize);
+    for z in 0..n {
+        for x in 0..n {
+            positions.push([x as f32 / quads as f32, 0.0, z as f32 / quads as f32]);
+        }
+    }
+    let mut indices = Vec::with_capacity((quads * quads * 6) as usize);
+    for z in 0..quads {
+        for x in 0..quads {
+            let i = z * n + x;
+            indices.extend_from_slice(&[i, i + n, i + 1, i + 1, i + n, i + n + 1]);
+        }
+    }
+    Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::RENDER_WORLD,
+    )
+    .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
+    .with_inserted_indices(Indices::U32(indices))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn upload_heights(
+    mut commands: Commands,
+    mut upload: ResMut<PendingUpload>,
+    terrain: Option<ResMut<GpuTerrain>>,
+    mut images: ResMut<Assets<Image>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<TerrainMaterial>>,
+    generated: Res<Generated>,
+    mut bounds: ResMut<super::terrain::TerrainBounds>,
+) {
+    let Some(heights) = upload.heights.take() else {
+        return;
+    };
+    let HeightUpload {
+        image,
+        bounds: node_bounds,
+        grid,
+    } = heights;
+    let tile_images = generated
+        .tile_images
+        .clone()
+        .unwrap_or_else(|| Arc::new(TileImages { images: Vec::new() }));
+    let tile_sizes = tile_images.images.iter().map(|i| i.dimensions()).collect();
+    match terrain {
+        Some(mut terrain) => {
+            if let Err(e) = images.insert(terrain.heights.id(), image) {
+                error!("cannot replace the height texture: {e}");
+            }
+            if terrain.tile_images.images != tile_images.images {
+                // A new asset, not one replaced in place: an in-place
+                // update of a mipmapped array would rewrite mip 0 only.
+                images.remove(&terrain.tiles);
+                terrain.tiles = images.add(tile_array(&tile_images));
+                terrain.tile_images = tile_images;
+                terrain.tile_sizes = tile_sizes;
+            }
+            if let Some(mut material) = materials.get_mut(&terrain.material) {
+                // Touched so its bind group picks up the new textures.
+                material.tiles = terrain.tiles.clone();
+            }
+            terrain.bounds = Arc::new(node_bounds);
+            terrain.grid = grid;
+        }
+        None => {
+            info!("first terrain uploaded (GPU)");
+            let heights = images.add(image);
+            let tiles = images.add(tile_array(&tile_images));
+            let material = materials.add(TerrainMaterial {
+                uniform: default(),
+                heights: heights.clone(),
+                tiles: tiles.clone(),
+                wireframe: false,
+            });
+            commands.insert_resource(GpuTerrain {
+                heights,
+                tiles,
+                material,
+                patch_meshes: [
+                    meshes.add(patch_mesh(PATCH_QUADS)),
+                    meshes.add(patch_mesh(PATCH_QUADS / 2)),
+                ],
+                bounds: Arc::new(node_bounds),
+                grid,
+                tile_sizes,
+                tile_images,
+                pools: [Vec::new(), Vec::new()],
+            });
+        }
+    }
+    bounds.set_if_neq(super::terrain::TerrainBounds {
+        half_width: (grid.map_width - 1) as f32 * grid.cell_size * 0.5,
+        half_depth: (grid.map_height - 1) as f32 * grid.cell_size * 0.5,
+        min_height: finite_or_zero(generated.shown_min),
+        max_height: finite_or_zero(generated.shown_max),
+        ready: true,
+    });
+}
+
+/// A band edit on the GPU path runs no job: the panels' texture preview
+/// and resolved bands are repainted here from the small preview map.
+fn repaint_preview_on_band_edit(
+    recipe: Res<EditedRecipe>,
+    path: Res<DisplayPath>,
+    mut generated: ResMut<Generated>,
+) {
+    if !recipe.is_changed() || !path.is_gpu() {
+        return;
+    }
+    let tiles = shown_tiles(&recipe.0, &generated);
+    if generated.effective_tiles.as_ref() == Some(&tiles) {
+        return;
+    }
+    let (Some(small), Some(full), Some(images)) = (
+        generated.preview_map.clone(),
+        generated.shown_map.clone(),
+        generated.tile_images.clone(),
+    ) else {
+        return;
+    };
+    if images.images.len() != tiles.tiles.len() {
+        return; // a tile added or removed: the job brings its image
+    }
+    let cell = generated
+        .recipe
+        .as_ref()
+        .map_or(recipe.0.cell_size(), |r| r.cell_size());
+    generated.texture_preview = super::display::paint_preview(&small, &full, cell, &tiles, &images);
+    generated.effective_tiles = Some(tiles);
+}
+
+fn finite_or_zero(v: f32) -> f32 {
+    if v.is_finite() { v } else { 0.0 }
+}
+
+/// The bands the GPU splat draws: the edited tiles with auto bands
+/// resolved over the shown map's range (an earlier stage always gets
+/// auto bands, as on the CPU path).
+pub fn shown_tiles(
+    recipe: &orogen_core::Recipe,
+    generated: &Generated,
+) -> orogen_core::splat::TileSet {
+    let mut tiles = recipe.tiles.clone();
+    if generated.shown_stage.is_some() {
+        tiles.auto_bands = true;
+    }
+    tiles.effective(generated.shown_min, generated.shown_max)
+}
+
+/// Rewrites the material's uniform when bands, tiles, the map or the view
+/// change: a band edit is a uniform write, nothing more.
+fn update_material(
+    terrain: Option<Res<GpuTerrain>>,
+    recipe: Res<EditedRecipe>,
+    generated: Res<Generated>,
+    view: Res<ViewSettings>,
+    options: Res<GpuDrawOptions>,
+    mut materials: ResMut<Assets<TerrainMaterial>>,
+) {
+    let Some(terrain) = terrain else {
+        return;
+    };
+    if !(terrain.is_changed()
+        || recipe.is_changed()
+        || generated.is_changed()
+        || view.is_changed()
+        || options.is_changed())
+    {
+        return;
+    }
+    let tiles = shown_tiles(&recipe.0, &generated);
+    let top = terrain.bounds.top_height();
+    let uniform = terrain_uniform(&terrain.grid, top, &tiles, &terrain.tile_sizes, options.0);
+    let Some(material) = materials.get(&terrain.material) else {
+        return;
+    };
+    if material.uniform == uniform && material.wireframe == view.wireframe {
+        return;
+    }
+    if let Some(mut material) = materials.get_mut(&terrain.material) {
+        material.uniform = uniform;
+        material.wireframe = view.wireframe;
+    }
+}
+
+/// Selects the patches for the camera and places the pooled entities.
+#[allow(clippy::type_complexity)]
+fn place_patches(
+    mut commands: Commands,
+    terrain: Option<ResMut<GpuTerrain>>,
+    view: Res<ViewSettings>,
+    path: Res<DisplayPath>,
+    camera: Query<&Transform, With<FlyCamera>>,
+    mut patches: Query<
+        (&mut Transform, &mut Aabb, &mut Visibility),
+        (With<TerrainPatch>, Without<FlyCamera>),
+    >,
+    mut stats: ResMut<LodStats>,
+) {
+    let Some(mut terrain) = terrain else {
+        return;
+    };
+    let eye = camera.iter().next().map(|t| t.translation);
+    let (Some(eye), true) = (eye, path.is_gpu()) else {
+        // No camera yet, or the CPU mesh took over: nothing drawn here.
+        for &entity in terrain.pools.iter().flatten() {
+            if let Ok((_, _, mut visibility)) = patches.get_mut(entity) {
+                visibility.set_if_neq(Visibility::Hidden);
+            }
+        }
+        return;
+    };
+    let grid = terrain.grid;
+    let place = MapPlacement {
+        cell_size: grid.cell_size,
+        half_width: (grid.map_width - 1) as f32 * grid.cell_size * 0.5,
+        half_depth: (grid.map_height - 1) as f32 * grid.cell_size * 0.5,
+        height_scale: view.height_scale.max(0.01),
+    };
+    let selected = select_patches(&terrain.bounds, &place, eye.to_array());
+    stats.selected = selected.len();
+    for (kind, quads) in [PATCH_QUADS, PATCH_QUADS / 2].into_iter().enumerate() {
+        let mut mine = selected.iter().filter(|p| p.quads == quads);
+        let wanted = mine.clone().count();
+        while terrain.pools[kind].len() < wanted {
+            let entity = commands
+                .spawn((
+                    TerrainPatch { quads },
+                    Mesh3d(terrain.patch_meshes[kind].clone()),
+                    MeshMaterial3d(terrain.material.clone()),
+                    Transform::default(),
+                    Visibility::Hidden,
+                    Aabb::default(),
+                    NoAutoAabb,
+                ))
+                .id();
+            terrain.pools[kind].push(entity);
+        }
+        for &entity in &terrain.pools[kind] {
+            let Ok((mut transform, mut aabb, mut visibility)) = patches.get_mut(entity) else {
+                continue; // spawned this frame; placed from the next one
+            };
+            match mine.next() {
+                Some(patch) => {
+                    let (t, b) = patch_placement(patch, &place);
+                    transform.set_if_neq(t);
+                    if *aabb != b {
+                        *aabb = b;
+                    }
+                    visibility.set_if_neq(Visibility::Inherited);
+                }
+                None => {
+                    visibility.set_if_neq(Visibility::Hidden);
+                }
+            }
+        }
+    }
+}
+
+/// A patch's transform and its local box. The shader reads the patch's
+/// origin from the translation's x and z, its side from the x scale, the
+/// exaggeration from the y scale and its level from the translation's y
+/// (heights are absolute, so y is free to carry it).
+fn patch_placement(patch: &Patch, place: &MapPlacement) -> (Transform, Aabb) {
+    let c = place.cell_size;
+    let side = patch.side as f32 * c;
+    let level = patch.level as f32;
+    let transform = Transform::from_xyz(
+        patch.x0 as f32 * c - place.half_width,
+        level,
+        patch.z0 as f32 * c - place.half_depth,
+    )
+    .with_scale(Vec3::new(side, place.height_scale, side));
+    // World y = local y · scale + level: the box holds the heights.
+    let shift = level / place.height_scale;
+    let aabb = Aabb::from_min_max(
+        Vec3::new(0.0, patch.min_height - shift, 0.0),
+        Vec3::new(1.0, patch.max_height.max(patch.min_height) - shift, 1.0),
+    );
+    (transform, aabb)
+}
+
+/// Counts the patches the camera actually draws (after frustum culling).
+fn count_drawn_vertices(
+    patches: Query<(&TerrainPatch, &Visibility, &ViewVisibility)>,
+    mut stats: ResMut<LodStats>,
+) {
+    let (mut drawn, mut vertices) = (0, 0);
+    for (patch, visibility, seen) in &patches {
+        if *visibility != Visibility::Hidden && seen.get() {
+            drawn += 1;
+            vertices += u64::from(patch.quads + 1).pow(2);
+        }
+    }
+    stats.patches = drawn;
+    stats.vertices = vertices;
+}
