@@ -4,62 +4,19 @@
 //! `scripts/test.sh` installs Xvfb and Mesa when run as root; without
 //! them (and outside CI) this test says so and passes.
 
-use std::process::Command;
-use std::time::{Duration, Instant};
-
-fn have(cmd: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {cmd}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
+mod common;
 
 #[test]
 fn screenshot_mode_renders_terrain_and_panels() {
-    if !have("xvfb-run") {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "xvfb-run is missing in CI: scripts/test.sh should have installed it"
-        );
-        eprintln!("skipping: xvfb-run not installed (run scripts/test.sh as root to install it)");
+    if !common::can_render() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let shot = dir.path().join("shot.png");
-    let runtime = dir.path().join("xdg");
-    std::fs::create_dir_all(&runtime).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
-    }
-    let start = Instant::now();
-    let output = Command::new("timeout")
-        .args(["300", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24"])
-        .arg(env!("CARGO_BIN_EXE_orogen"))
-        .args([
-            "view",
-            "--recipe",
-            "default",
-            "--frames",
-            "2",
-            "--screenshot",
-        ])
-        .arg(&shot)
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "viewer exited with {:?} after {:?}:\n{}",
-        output.status,
-        start.elapsed(),
-        log.lines().rev().take(30).collect::<Vec<_>>().join("\n")
+    let img = common::view_screenshot(
+        dir.path(),
+        "shot.png",
+        &["--recipe", "default", "--frames", "2"],
     );
-    assert!(start.elapsed() < Duration::from_secs(300));
-    let img = image::open(&shot).expect("screenshot is a PNG").to_rgb8();
     assert!(
         img.width() >= 800 && img.height() >= 600,
         "{}x{}",

@@ -261,6 +261,7 @@ fn egui_has_pointer(focus: &Option<Res<UiFocus>>) -> bool {
 
 /// Places the camera when the first terrain arrives, when the map's size
 /// changes, and when F is pressed.
+#[allow(clippy::too_many_arguments)]
 fn frame_terrain(
     keys: Res<ButtonInput<KeyCode>>,
     bounds: Res<TerrainBounds>,
@@ -350,6 +351,7 @@ fn frame_terrain(
     *last_extent = Some(extent);
 }
 
+#[allow(clippy::too_many_arguments)]
 fn fly(
     top: Option<Res<TopTexels>>,
     time: Res<Time>,

@@ -66,6 +66,7 @@ impl Plugin for ScreenshotPlugin {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn advance_screenshot(
     mut commands: Commands,
     mut job: ResMut<ScreenshotJob>,

@@ -44,3 +44,58 @@ pub fn default_world_of(dir: &Path, width: u32, height: u32) -> String {
     std::fs::write(&path, recipe.to_ron().expect("the recipe saves")).expect("recipe written");
     path.to_string_lossy().into_owned()
 }
+
+/// Whether `cmd` is on the PATH.
+pub fn have(cmd: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {cmd}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// Whether the viewer can be run under Xvfb here; in CI it must be.
+pub fn can_render() -> bool {
+    if have("xvfb-run") {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "xvfb-run is missing in CI: scripts/test.sh should have installed it"
+    );
+    eprintln!("skipping: xvfb-run not installed (run scripts/test.sh as root to install it)");
+    false
+}
+
+/// Runs `orogen view ARGS --screenshot <dir>/NAME` under Xvfb at
+/// 1280×800 with software Vulkan; returns the screenshot, or panics with
+/// the end of the viewer's log.
+pub fn view_screenshot(dir: &Path, name: &str, args: &[&str]) -> image::RgbImage {
+    let shot = dir.join(name);
+    let runtime = dir.join("xdg");
+    std::fs::create_dir_all(&runtime).expect("runtime dir");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+            .expect("runtime dir permissions");
+    }
+    let output = Command::new("timeout")
+        .args(["300", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24"])
+        .arg(env!("CARGO_BIN_EXE_orogen"))
+        .arg("view")
+        .args(args)
+        .arg("--screenshot")
+        .arg(&shot)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .output()
+        .expect("xvfb-run runs");
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "viewer exited with {:?}:\n{}",
+        output.status,
+        log.lines().rev().take(30).collect::<Vec<_>>().join("\n")
+    );
+    image::open(&shot).expect("screenshot is a PNG").to_rgb8()
+}

@@ -18,9 +18,11 @@
 /// Quads a patch has along each side (its mesh is a `(P+1)²` vertex grid).
 pub const PATCH_QUADS: u32 = 32;
 /// A level-`l` node is drawn while the camera is within
-/// `RANGE_IN_NODES · node side` of it; 4 keeps the morph zones of
-/// neighbouring levels apart even on steep ground (see [`LodRanges`]).
-pub const RANGE_IN_NODES: f32 = 4.0;
+/// `RANGE_IN_NODES · node side` of it: at 8 a triangle edge spans at
+/// most about 3.6 pixels at the end of its range (45° view, 765 rows),
+/// and a level's morph zone starts past the farthest edge it can share
+/// with a finer level (see the crack test below).
+pub const RANGE_IN_NODES: f32 = 8.0;
 /// Morphing towards the coarser grid starts at this share of the range.
 pub const MORPH_START: f32 = 0.8;
 /// The most levels a quadtree has (a 16385² map needs 10 with 32-quad
