@@ -195,6 +195,15 @@ impl CameraPlacement {
     }
 }
 
+/// Distance haze for a camera `view_distance` from what it looks at over
+/// a terrain of `terrain_radius`: squared-exponential fog that fades
+/// contrast to 5 % at 2.5 × (view distance + diameter), so the far side
+/// of the map reads as far (about a fifth hazed from an overview) while
+/// the near side stays clear.
+pub fn haze_for(view_distance: f32, terrain_radius: f32) -> FogFalloff {
+    FogFalloff::from_visibility_squared((2.5 * (view_distance + 2.0 * terrain_radius)).max(1.0))
+}
+
 /// `--top-texels`: an orthographic camera straight down at one pixel per
 /// splat texel (north up), for comparing the GPU splat with `texture.png`.
 #[derive(Resource, Clone, Copy, Debug, Default)]
@@ -342,10 +351,7 @@ fn frame_terrain(
             perspective.near = (distance * 0.0005).max(0.05);
         }
         if let Some(mut fog) = fog {
-            fog.falloff = FogFalloff::Linear {
-                start: distance * 1.5,
-                end: distance * 8.0,
-            };
+            fog.falloff = haze_for(view_distance, terrain_radius);
         }
     }
     *last_extent = Some(extent);
@@ -435,6 +441,30 @@ mod tests {
 
     fn close(a: Vec3, b: Vec3) -> bool {
         (a - b).length() < 1e-4
+    }
+
+    #[test]
+    fn haze_keeps_the_near_side_clear_and_hazes_the_far_side() {
+        let (view, radius) = (1500.0, 700.0);
+        let FogFalloff::ExponentialSquared { density } = haze_for(view, radius) else {
+            panic!("squared-exponential haze expected");
+        };
+        let fogged = |d: f32| 1.0 - (-(d * density).powi(2)).exp();
+        assert!(
+            fogged(view - radius) < 0.06,
+            "near side {}",
+            fogged(view - radius)
+        );
+        assert!(
+            fogged(view + radius) > 0.12,
+            "far side {}",
+            fogged(view + radius)
+        );
+        assert!(
+            fogged(view + radius) < 0.35,
+            "far side {}",
+            fogged(view + radius)
+        );
     }
 
     #[test]

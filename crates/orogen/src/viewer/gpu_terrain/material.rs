@@ -173,13 +173,19 @@ impl Material for TerrainMaterial {
     }
 }
 
-/// The map's heights as an R32Float texture (row by row, as the map).
+/// The map's heights as an R32Float texture (row by row, as the map;
+/// native byte order, which is what the GPU reads on every platform Bevy
+/// runs on).
 pub fn height_image(width: u32, height: u32, heights: &[f32]) -> Image {
-    let mut bytes = Vec::with_capacity(heights.len() * 4);
-    for &v in heights {
-        // The shader never sees a non-finite height (a recipe can overflow).
-        let v = if v.is_finite() { v } else { 0.0 };
-        bytes.extend_from_slice(&v.to_le_bytes());
+    let mut bytes: Vec<u8> = bytemuck::cast_slice(heights).to_vec();
+    // The shader never sees a non-finite height (a recipe can overflow);
+    // a finite map, the usual case, is one vectorised scan.
+    if !heights.iter().fold(true, |ok, v| ok & v.is_finite()) {
+        for (chunk, &v) in bytes.chunks_exact_mut(4).zip(heights) {
+            if !v.is_finite() {
+                chunk.copy_from_slice(&0.0f32.to_ne_bytes());
+            }
+        }
     }
     Image::new(
         Extent3d {
