@@ -22,7 +22,7 @@
 use bevy::prelude::*;
 use orogen::viewer::history::{History, HistoryAction, HistoryPlugin, apply_history_action};
 use orogen::viewer::regen::{PendingUpload, RegenJob, RegenerationPlugin, check_recipe};
-use orogen::viewer::state::{DisplayedStage, EditedRecipe, Generated};
+use orogen::viewer::state::{DisplayPath, DisplayedStage, EditedRecipe, Generated};
 use orogen::viewer::terrain::{TerrainBounds, TerrainUploadPlugin};
 use orogen_core::params::{ParamVisitor, Params, Span, clamp_all};
 use orogen_core::pipeline::{Pipeline, RunHooks};
@@ -421,6 +421,10 @@ fn soak_app(recipe: Recipe) -> App {
     .init_asset::<Image>()
     .init_asset::<StandardMaterial>()
     .insert_resource(EditedRecipe(recipe))
+    // The CPU display path: its mesh and texture upload runs headless
+    // (the GPU path's material needs a render device; its band-edit
+    // shortcut is tested in the regeneration plugin's own tests).
+    .insert_resource(DisplayPath::Cpu("soak test".into()))
     // Every edit its own undo step, so the undo limit is reached.
     .insert_resource({
         let mut history = History::default();

@@ -2,8 +2,10 @@
 //! concern.
 //!
 //! `regen` turns recipe edits into pipeline jobs off the main thread
-//! (headless-testable), `display` builds the mesh and texture inside those
-//! jobs, `terrain` is the 3D scene and uploads, `camera` the fly camera,
+//! (headless-testable), `display` builds what is uploaded inside those
+//! jobs (the height texture, or the CPU path's mesh and texture),
+//! `gpu_terrain` draws the terrain on the GPU, `terrain` is the 3D scene
+//! and the CPU path's upload, `camera` the fly camera,
 //! `history` undo/redo, `panels` the egui panels and status bar, and
 //! `screenshot` the `--screenshot` mode.
 

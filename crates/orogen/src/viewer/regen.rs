@@ -43,9 +43,19 @@ impl Plugin for RegenerationPlugin {
             .init_resource::<SharedPipeline>()
             .init_resource::<PreviewSampling>()
             .init_resource::<DisplayPath>()
-            .add_systems(Update, (start_job_on_edit, collect_finished_job).chain());
+            .add_systems(
+                Update,
+                (start_job_on_edit, collect_finished_job)
+                    .chain()
+                    .in_set(Regeneration),
+            );
     }
 }
+
+/// The system set that starts and collects jobs, for ordering (the
+/// display path and limit are settled before it).
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Regeneration;
 
 /// State that outlives one job: a pipeline per sampling, whose per-stage
 /// cache makes re-runs cheap, and the decoded tile images. Jobs lock it while they

@@ -37,7 +37,7 @@ impl Plugin for GpuTerrainPlugin {
             .add_systems(
                 Update,
                 (
-                    choose_display_path,
+                    choose_display_path.before(super::regen::Regeneration),
                     upload_heights.in_set(TerrainUpload),
                     repaint_preview_on_band_edit.after(TerrainUpload),
                     update_material.after(TerrainUpload),
@@ -478,4 +478,63 @@ fn count_drawn_vertices(
     }
     stats.patches = drawn;
     stats.vertices = vertices;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gpu_path_needs_vertex_textures_large_textures_and_arrays() {
+        assert_eq!(gpu_path_supported(16384, 256, 16), Ok(()));
+        let no_vertex = gpu_path_supported(16384, 256, 0).unwrap_err();
+        assert!(no_vertex.contains("vertex shaders"), "{no_vertex}");
+        let small = gpu_path_supported(1024, 256, 16).unwrap_err();
+        assert!(small.contains("1024") && small.contains("1025"), "{small}");
+        let layers = gpu_path_supported(8192, 8, 16).unwrap_err();
+        assert!(layers.contains("8 layers"), "{layers}");
+        for reason in [no_vertex, small, layers] {
+            assert_eq!(reason.lines().count(), 1, "one line: {reason}");
+        }
+    }
+
+    #[test]
+    fn the_display_limit_is_the_largest_side_the_textures_hold() {
+        assert_eq!(gpu_display_limit(1025), 1025);
+        assert_eq!(gpu_display_limit(8192), 4097);
+        assert_eq!(gpu_display_limit(16384), 8193);
+        assert_eq!(gpu_display_limit(32768), 16385);
+        assert_eq!(gpu_display_limit(65536), 16385, "at most 16385");
+    }
+
+    #[test]
+    fn a_patch_carries_its_level_and_its_box_holds_its_heights() {
+        let place = MapPlacement {
+            cell_size: 2.0,
+            half_width: 1024.0,
+            half_depth: 512.0,
+            height_scale: 3.0,
+        };
+        let patch = Patch {
+            level: 2,
+            x0: 128,
+            z0: 64,
+            side: 128,
+            quads: PATCH_QUADS,
+            min_height: -5.0,
+            max_height: 40.0,
+        };
+        let (transform, aabb) = patch_placement(&patch, &place);
+        assert_eq!(transform.translation, Vec3::new(-768.0, 2.0, -384.0));
+        assert_eq!(transform.scale, Vec3::new(256.0, 3.0, 256.0));
+        // The box, through the transform, spans the heights as drawn.
+        let matrix = transform.to_matrix();
+        let low = matrix.transform_point3((aabb.center - aabb.half_extents).into());
+        let high = matrix.transform_point3((aabb.center + aabb.half_extents).into());
+        assert!(
+            (low.y - -15.0).abs() < 1e-4 && (high.y - 120.0).abs() < 1e-4,
+            "{low} {high}"
+        );
+        assert!((low.x - -768.0).abs() < 1e-3 && (high.x - -512.0).abs() < 1e-3);
+    }
 }

@@ -72,13 +72,18 @@ pub fn status_bar(ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
         if let Some(map) = &generated.shown_map {
             ui.label(
                 egui::RichText::new(format!(
-                    "{} · heights {:.1} to {:.1} · texture {}×{}",
+                    "{} · heights {:.1} to {:.1} · {} {}×{}",
                     on_screen_text(
                         (map.width(), map.height()),
                         (doc.recipe.width, doc.recipe.height)
                     ),
                     generated.shown_min,
                     generated.shown_max,
+                    if info.display_path.is_gpu() {
+                        "tiles on a texel grid of"
+                    } else {
+                        "texture"
+                    },
                     generated.texture_side.0,
                     generated.texture_side.1
                 ))
