@@ -84,24 +84,6 @@ pub fn build_display(
         None => output.map.clone(),
     };
     let stats = map.stats();
-    if path.is_gpu() {
-        return Ok(build_gpu_display(
-            output,
-            recipe,
-            shown_stage,
-            map,
-            (images, warnings),
-            export_size,
-        ));
-    }
-
-    let mesh_start = Instant::now();
-    let mesh_data = build_mesh(&map, recipe.cell_size(), 1.0, MAX_MESH_SIDE);
-    let decimated = mesh_data.is_decimated(&map);
-    let (mesh_columns, mesh_rows) = (mesh_data.columns, mesh_data.rows);
-    let mesh = to_bevy_mesh(mesh_data);
-    let mesh_millis = mesh_start.elapsed().as_secs_f64() * 1000.0;
-
     // An intermediate stage can have a very different height range from
     // the final map (diamond-square before normalising, say); edited bands
     // would paint it all one tile, so it is coloured with bands spread
@@ -110,103 +92,65 @@ pub fn build_display(
     if shown_stage.is_some() {
         tiles.auto_bands = true;
     }
-    let effective_tiles = tiles.effective(stats.min, stats.max);
-    let texture_start = Instant::now();
-    let (tex_w, tex_h) = texture_size(map.width(), map.height());
-    let splat = render_splat(&map, recipe.cell_size(), &tiles, &images, tex_w, tex_h)?;
-    let texture_rgba = splat.rgba();
-    let texture_millis = texture_start.elapsed().as_secs_f64() * 1000.0;
-
-    let texture_preview = downsample_rgba(&texture_rgba, splat.width, splat.height);
-    let heightmap_preview = grey_preview(&map, stats.min, stats.max);
-    let image = to_bevy_image(splat.width, splat.height, texture_rgba);
-
-    let generated = Generated {
-        serial: 0,
+    // The panels' facts, whichever path draws the terrain.
+    let mut generated = Generated {
         histogram: histogram(&map, stats.min, stats.max, HISTOGRAM_BINS),
         output: Some(output),
         recipe: Some(recipe.clone()),
-        effective_tiles: Some(effective_tiles),
-        shown_map: Some(map),
+        effective_tiles: Some(tiles.effective(stats.min, stats.max)),
+        shown_map: Some(map.clone()),
         shown_stage,
         shown_min: stats.min,
         shown_max: stats.max,
-        mesh_columns,
-        mesh_rows,
-        decimated,
-        texture_side: (splat.width, splat.height),
-        mesh_millis,
-        texture_millis,
-        heightmap_preview,
-        texture_preview,
+        mesh_columns: map.width(),
+        mesh_rows: map.height(),
+        heightmap_preview: grey_preview(&map, stats.min, stats.max),
         warnings,
-        error: None,
-        preview_map: None,
-        tile_images: None,
+        ..Generated::default()
     };
+    let cell = recipe.cell_size();
+
+    if path.is_gpu() {
+        let start = Instant::now();
+        let texels = splat_texels(export_size.0, export_size.1);
+        let gpu = gpu_upload(&map, cell, texels);
+        generated.mesh_millis = start.elapsed().as_secs_f64() * 1000.0;
+        // The texture preview is painted from the map resampled to the
+        // preview's size; a band edit repaints it from the same small map.
+        let start = Instant::now();
+        let preview_map = Arc::new(resample_for_preview(&map));
+        generated.texture_preview = paint_preview(&preview_map, &map, cell, &tiles, &images);
+        generated.texture_millis = start.elapsed().as_secs_f64() * 1000.0;
+        generated.texture_side = texels;
+        generated.preview_map = Some(preview_map);
+        generated.tile_images = Some(Arc::new(images));
+        return Ok(DisplayBuild {
+            generated,
+            cpu: None,
+            gpu: Some(gpu),
+        });
+    }
+
+    let start = Instant::now();
+    let mesh_data = build_mesh(&map, cell, 1.0, MAX_MESH_SIDE);
+    generated.decimated = mesh_data.is_decimated(&map);
+    (generated.mesh_columns, generated.mesh_rows) = (mesh_data.columns, mesh_data.rows);
+    let mesh = to_bevy_mesh(mesh_data);
+    generated.mesh_millis = start.elapsed().as_secs_f64() * 1000.0;
+
+    let start = Instant::now();
+    let (tex_w, tex_h) = texture_size(map.width(), map.height());
+    let splat = render_splat(&map, cell, &tiles, &images, tex_w, tex_h)?;
+    let texture_rgba = splat.rgba();
+    generated.texture_millis = start.elapsed().as_secs_f64() * 1000.0;
+    generated.texture_preview = downsample_rgba(&texture_rgba, splat.width, splat.height);
+    generated.texture_side = (splat.width, splat.height);
+    let image = to_bevy_image(splat.width, splat.height, texture_rgba);
     Ok(DisplayBuild {
         generated,
         cpu: Some((mesh, image)),
         gpu: None,
     })
-}
-
-/// The GPU path: the height texture and bounds, and for the panels a
-/// texture preview painted from the map resampled to the preview's size
-/// (a band edit repaints it from the same small map).
-fn build_gpu_display(
-    output: PipelineOutput,
-    recipe: &Recipe,
-    shown_stage: Option<usize>,
-    map: Arc<Heightmap>,
-    (images, warnings): (TileImages, Vec<String>),
-    export_size: (u32, u32),
-) -> DisplayBuild {
-    let stats = map.stats();
-    let start = Instant::now();
-    let texels = splat_texels(export_size.0, export_size.1);
-    let gpu = gpu_upload(&map, recipe.cell_size(), texels);
-    let gpu_millis = start.elapsed().as_secs_f64() * 1000.0;
-
-    let preview_start = Instant::now();
-    let preview_map = Arc::new(resample_for_preview(&map));
-    let mut tiles = recipe.tiles.clone();
-    if shown_stage.is_some() {
-        tiles.auto_bands = true;
-    }
-    let effective_tiles = tiles.effective(stats.min, stats.max);
-    let texture_preview = paint_preview(&preview_map, &map, recipe.cell_size(), &tiles, &images);
-    let heightmap_preview = grey_preview(&map, stats.min, stats.max);
-    let preview_millis = preview_start.elapsed().as_secs_f64() * 1000.0;
-
-    let generated = Generated {
-        serial: 0,
-        histogram: histogram(&map, stats.min, stats.max, HISTOGRAM_BINS),
-        output: Some(output),
-        recipe: Some(recipe.clone()),
-        effective_tiles: Some(effective_tiles),
-        mesh_columns: map.width(),
-        mesh_rows: map.height(),
-        shown_map: Some(map),
-        shown_stage,
-        shown_min: stats.min,
-        shown_max: stats.max,
-        decimated: false,
-        texture_side: texels,
-        mesh_millis: gpu_millis,
-        texture_millis: preview_millis,
-        heightmap_preview,
-        texture_preview,
-        warnings,
-        error: None,
-        preview_map: Some(preview_map),
-        tile_images: Some(Arc::new(images)),
-    };
-    DisplayBuild {
-        generated,
-        cpu: None,
-        gpu: Some(gpu),
-    }
 }
 
 /// The map resampled (bilinear, corner to corner) to the 2D preview's size.

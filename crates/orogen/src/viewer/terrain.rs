@@ -72,6 +72,23 @@ pub struct TerrainBounds {
     pub ready: bool,
 }
 
+impl TerrainBounds {
+    /// The bounds of a `width × height` map of `cell`-sized cells whose
+    /// heights span `min..max`. A recipe can overflow to ±inf (or NaN
+    /// after normalising that); the camera, sun and water still get
+    /// numbers.
+    pub fn of_map(width: usize, height: usize, cell: f32, min: f32, max: f32) -> Self {
+        let finite_or_zero = |v: f32| if v.is_finite() { v } else { 0.0 };
+        TerrainBounds {
+            half_width: width.saturating_sub(1) as f32 * cell * 0.5,
+            half_depth: height.saturating_sub(1) as f32 * cell * 0.5,
+            min_height: finite_or_zero(min),
+            max_height: finite_or_zero(max),
+            ready: true,
+        }
+    }
+}
+
 /// Handles of the terrain's assets, replaced in place on each upload.
 #[derive(Resource)]
 struct TerrainHandles {
@@ -167,20 +184,14 @@ fn upload_terrain(
             .recipe
             .as_ref()
             .map_or(recipe.0.cell_size(), |r| r.cell_size());
-        bounds.set_if_neq(TerrainBounds {
-            half_width: (map.width() - 1) as f32 * cell * 0.5,
-            half_depth: (map.height() - 1) as f32 * cell * 0.5,
-            // A recipe can overflow to ±inf (or NaN after normalising
-            // that); the camera, sun and water must still get numbers.
-            min_height: finite_or_zero(generated.shown_min),
-            max_height: finite_or_zero(generated.shown_max),
-            ready: true,
-        });
+        bounds.set_if_neq(TerrainBounds::of_map(
+            map.width(),
+            map.height(),
+            cell,
+            generated.shown_min,
+            generated.shown_max,
+        ));
     }
-}
-
-fn finite_or_zero(v: f32) -> f32 {
-    if v.is_finite() { v } else { 0.0 }
 }
 
 /// Direction the sunlight travels, from compass azimuth (0 = north = -z,

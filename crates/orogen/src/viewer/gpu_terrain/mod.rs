@@ -272,13 +272,13 @@ fn upload_heights(
             });
         }
     }
-    bounds.set_if_neq(super::terrain::TerrainBounds {
-        half_width: (grid.map_width - 1) as f32 * grid.cell_size * 0.5,
-        half_depth: (grid.map_height - 1) as f32 * grid.cell_size * 0.5,
-        min_height: finite_or_zero(generated.shown_min),
-        max_height: finite_or_zero(generated.shown_max),
-        ready: true,
-    });
+    bounds.set_if_neq(super::terrain::TerrainBounds::of_map(
+        grid.map_width as usize,
+        grid.map_height as usize,
+        grid.cell_size,
+        generated.shown_min,
+        generated.shown_max,
+    ));
 }
 
 /// A band edit on the GPU path runs no job: the panels' texture preview
@@ -311,10 +311,6 @@ fn repaint_preview_on_band_edit(
         .map_or(recipe.0.cell_size(), |r| r.cell_size());
     generated.texture_preview = super::display::paint_preview(&small, &full, cell, &tiles, &images);
     generated.effective_tiles = Some(tiles);
-}
-
-fn finite_or_zero(v: f32) -> f32 {
-    if v.is_finite() { v } else { 0.0 }
 }
 
 /// The bands the GPU splat draws: the edited tiles with auto bands
