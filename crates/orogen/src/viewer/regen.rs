@@ -494,7 +494,25 @@ mod tests {
         let second = wait_for_generation(&mut app, first);
         assert!(second > first);
         assert_ne!(before, shown_map_data(&app));
-        assert!(app.world().resource::<PendingUpload>().heights.is_some());
+        // The GPU path's upload: the shown map's heights, bit for bit, and
+        // its LOD bounds.
+        let shown = shown_map_data(&app);
+        let upload = app.world().resource::<PendingUpload>();
+        let heights = upload.heights.as_ref().expect("a height texture");
+        assert_eq!((heights.grid.map_width, heights.grid.map_height), (33, 33));
+        assert_eq!((heights.bounds.width, heights.bounds.height), (33, 33));
+        let texels: Vec<f32> = heights
+            .image
+            .data
+            .as_deref()
+            .unwrap_or_default()
+            .chunks_exact(4)
+            .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        assert_eq!(texels, shown);
+        let top = shown.iter().fold(f32::MIN, |m, &v| m.max(v));
+        assert_eq!(heights.bounds.top_height(), top);
+        assert!(upload.mesh.is_none(), "no CPU mesh on the GPU path");
     }
 
     /// Updates until the job is done, returning each new generation's

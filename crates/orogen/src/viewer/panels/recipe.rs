@@ -207,14 +207,16 @@ fn preview_controls(ui: &mut egui::Ui, doc: &mut Document, info: &UiContext) {
                     }
                 });
         });
-        let levels = sampling.levels(&doc.recipe);
-        let text = levels
-            .iter()
-            .map(|s| format!("{s}²"))
-            .collect::<Vec<_>>()
-            .join(" > ");
-        ui.weak(text);
     });
+    // On a line of its own, where it wraps: a long chain (up to 8193²)
+    // would otherwise widen the whole panel.
+    let text = sampling
+        .levels(&doc.recipe)
+        .iter()
+        .map(|s| format!("{s}²"))
+        .collect::<Vec<_>>()
+        .join(" > ");
+    ui.add(egui::Label::new(egui::RichText::new(format!("shown at {text}")).weak()).wrap());
     if let Some(shown) = info.shown_side {
         ui.weak(format!(
             "on screen: {shown}² of the {}×{} export",
