@@ -54,6 +54,29 @@ fn display_data(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    // Larger maps: the height texture in pages (4097² texels each).
+    let mut group = c.benchmark_group("display-large");
+    group.sample_size(10);
+    for side in [4097u32, 8193] {
+        let recipe = recipe.resampled(side);
+        let map = Pipeline::new()
+            .run(&recipe, RunHooks::default())
+            .expect("the default preset runs")
+            .map;
+        let texels = splat_texels(side, side);
+        group.bench_function(format!("gpu-height-texture-and-bounds-{side}"), |b| {
+            b.iter(|| {
+                black_box(
+                    gpu_upload(&map, recipe.cell_size(), texels)
+                        .bounds
+                        .levels
+                        .len(),
+                )
+            })
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(benches, display_data);

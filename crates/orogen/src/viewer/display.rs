@@ -53,9 +53,10 @@ pub fn splat_texels(width: u32, height: u32) -> (usize, usize) {
 /// The GPU path's data for `map`: its height texture and LOD bounds.
 pub fn gpu_upload(map: &Heightmap, cell_size: f32, texels: (usize, usize)) -> HeightUpload {
     let (w, h) = (map.width() as u32, map.height() as u32);
+    let bounds = HeightBounds::new(w, h, map.data());
     HeightUpload {
-        image: height_image(w, h, map.data()),
-        bounds: HeightBounds::new(w, h, map.data()),
+        image: height_image(w, h, map.data(), bounds.all_finite),
+        bounds,
         grid: SplatGrid {
             map_width: w,
             map_height: h,

@@ -38,6 +38,8 @@ pub struct HeightBounds {
     pub height: u32,
     /// `levels[l]` is a row-major grid of `(min, max)` per level-l node.
     pub levels: Vec<BoundsGrid>,
+    /// Whether every height is finite (a recipe can overflow).
+    pub all_finite: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -64,34 +66,45 @@ impl HeightBounds {
         let columns = (w - 1).max(1).div_ceil(PATCH_QUADS);
         let rows = (h - 1).max(1).div_ceil(PATCH_QUADS);
         let quads = PATCH_QUADS as usize;
-        let leaf: Vec<(f32, f32)> = (0..rows as usize)
+        let leaf_rows: Vec<(Vec<(f32, f32)>, bool)> = (0..rows as usize)
             .into_par_iter()
-            .flat_map_iter(|node_row| {
+            .map(|node_row| {
                 let z0 = node_row * quads;
                 let z1 = (z0 + quads).min(h as usize - 1);
                 // Per map column, the lowest and highest height over the
                 // node row's lines (straight loops that vectorise), then
                 // per node over its columns.
-                let mut low = heights[z0 * w as usize..(z0 + 1) * w as usize].to_vec();
+                // Non-finite heights are spotted on the way (a boolean
+                // reduction, which vectorises).
+                let first = &heights[z0 * w as usize..(z0 + 1) * w as usize];
+                let mut low = first.to_vec();
                 let mut high = low.clone();
+                let all_finite = |line: &[f32]| line.iter().fold(true, |ok, &v| ok & v.is_finite());
+                let mut finite = all_finite(first);
                 for z in z0 + 1..=z1 {
                     let line = &heights[z * w as usize..(z + 1) * w as usize];
                     for ((lo, hi), &v) in low.iter_mut().zip(high.iter_mut()).zip(line) {
                         *lo = lo.min(v);
                         *hi = hi.max(v);
                     }
+                    finite &= all_finite(line);
                 }
-                (0..columns as usize).map(move |node| {
-                    let x0 = node * quads;
-                    let x1 = (x0 + quads).min(w as usize - 1);
-                    let lo = low[x0..=x1].iter().fold(f32::INFINITY, |m, &v| m.min(v));
-                    let hi = high[x0..=x1]
-                        .iter()
-                        .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
-                    finite_bounds(lo, hi)
-                })
+                let bounds = (0..columns as usize)
+                    .map(|node| {
+                        let x0 = node * quads;
+                        let x1 = (x0 + quads).min(w as usize - 1);
+                        let lo = low[x0..=x1].iter().fold(f32::INFINITY, |m, &v| m.min(v));
+                        let hi = high[x0..=x1]
+                            .iter()
+                            .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+                        finite_bounds(lo, hi)
+                    })
+                    .collect::<Vec<_>>();
+                (bounds, finite)
             })
             .collect();
+        let all_finite = leaf_rows.iter().all(|(_, finite)| *finite);
+        let leaf: Vec<(f32, f32)> = leaf_rows.into_iter().flat_map(|(row, _)| row).collect();
         let mut levels = vec![BoundsGrid {
             columns,
             rows,
@@ -127,6 +140,7 @@ impl HeightBounds {
             width: w,
             height: h,
             levels,
+            all_finite,
         }
     }
 
@@ -403,6 +417,12 @@ mod tests {
         }
         let top = &bounds.levels[bounds.root_level() as usize];
         assert_eq!((top.columns, top.rows), (1, 1));
+        assert!(bounds.all_finite);
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let mut broken = heights.clone();
+            broken[(97 * w + 250) as usize] = bad;
+            assert!(!HeightBounds::new(w, h, &broken).all_finite, "{bad}");
+        }
     }
 
     #[test]

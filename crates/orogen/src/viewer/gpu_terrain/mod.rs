@@ -16,7 +16,7 @@ use super::regen::PendingUpload;
 use super::state::{DisplayPath, EditedRecipe, Generated, ViewSettings};
 use super::terrain::TerrainUpload;
 use bevy::asset::{RenderAssetUsages, embedded_asset};
-use bevy::camera::primitives::Aabb;
+use bevy::camera::primitives::{Aabb, Frustum};
 use bevy::camera::visibility::NoAutoAabb;
 use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
@@ -102,8 +102,11 @@ pub struct TerrainPatch {
     quads: u32,
 }
 
-/// The smallest texture side the GPU path needs (a 1025² map).
-const MIN_TEXTURE_SIDE: u32 = 1025;
+/// The smallest texture side the GPU path needs: one page of the height
+/// texture ([`material::PAGE_CELLS`] + 1).
+const MIN_TEXTURE_SIDE: u32 = material::PAGE_CELLS + 1;
+/// The largest map side shown (the recipe's own limit on a side).
+const MAX_SHOWN_SIDE: u32 = 16385;
 
 /// Whether an adapter with these limits can draw the GPU terrain; the
 /// reason when not.
@@ -121,6 +124,7 @@ pub fn gpu_path_supported(
              (the GPU terrain needs {MIN_TEXTURE_SIDE})"
         ));
     }
+    // 16 tiles, or the 16 pages of a 16385² map.
     if max_array_layers < material::MAX_TILES as u32 {
         return Err(format!(
             "the graphics adapter's texture arrays hold at most {max_array_layers} layers"
@@ -129,15 +133,11 @@ pub fn gpu_path_supported(
     Ok(())
 }
 
-/// The finest map side the GPU path shows on an adapter whose textures
-/// are at most `max_texture_side` a side: the largest `2^k + 1` that fits,
-/// up to 16385.
-pub fn gpu_display_limit(max_texture_side: u32) -> u32 {
-    let mut side = 1025u32;
-    while side < 16385 && 2 * side - 1 <= max_texture_side {
-        side = 2 * side - 1;
-    }
-    side
+/// The finest map side the GPU path shows: every export size up to
+/// 16385² (the height texture is paged, so the adapter's texture limit
+/// does not cap it), or the CPU path's limit.
+pub fn gpu_display_limit() -> u32 {
+    MAX_SHOWN_SIDE
 }
 
 /// Once the render device exists: keep the GPU path if it can, or fall
@@ -166,7 +166,7 @@ fn choose_display_path(
         limits.max_sampled_textures_per_shader_stage,
     ) {
         Ok(()) => {
-            let limit = gpu_display_limit(limits.max_texture_dimension_2d);
+            let limit = gpu_display_limit();
             if sampling.display_limit != limit {
                 sampling.display_limit = limit;
             }
@@ -228,9 +228,10 @@ fn upload_heights(
     let tile_sizes = tile_images.images.iter().map(|i| i.dimensions()).collect();
     match terrain {
         Some(mut terrain) => {
-            if let Err(e) = images.insert(terrain.heights.id(), image) {
-                error!("cannot replace the height texture: {e}");
-            }
+            // A new asset each time: the page count and size change with
+            // the map, and an array texture is not updated in place.
+            images.remove(&terrain.heights);
+            terrain.heights = images.add(image);
             if terrain.tile_images.images != tile_images.images {
                 // A new asset, not one replaced in place: an in-place
                 // update of a mipmapped array would rewrite mip 0 only.
@@ -240,7 +241,7 @@ fn upload_heights(
                 terrain.tile_sizes = tile_sizes;
             }
             if let Some(mut material) = materials.get_mut(&terrain.material) {
-                // Touched so its bind group picks up the new textures.
+                material.heights = terrain.heights.clone();
                 material.tiles = terrain.tiles.clone();
             }
             terrain.bounds = Arc::new(node_bounds);
@@ -460,14 +461,22 @@ fn patch_placement(patch: &Patch, place: &MapPlacement) -> (Transform, Aabb) {
     (transform, aabb)
 }
 
-/// Counts the patches the camera actually draws (after frustum culling).
+/// Counts the patches the camera draws: placed ones inside its frustum
+/// (Bevy's own visibility flag also counts what only the sun's shadow
+/// cascades see).
 fn count_drawn_vertices(
-    patches: Query<(&TerrainPatch, &Visibility, &ViewVisibility)>,
+    camera: Query<&Frustum, With<FlyCamera>>,
+    patches: Query<(&TerrainPatch, &Visibility, &Aabb, &GlobalTransform)>,
     mut stats: ResMut<LodStats>,
 ) {
+    let Some(frustum) = camera.iter().next() else {
+        return;
+    };
     let (mut drawn, mut vertices) = (0, 0);
-    for (patch, visibility, seen) in &patches {
-        if *visibility != Visibility::Hidden && seen.get() {
+    for (patch, visibility, aabb, transform) in &patches {
+        if *visibility != Visibility::Hidden
+            && frustum.intersects_obb(aabb, &transform.affine(), true, true)
+        {
             drawn += 1;
             vertices += u64::from(patch.quads + 1).pow(2);
         }
@@ -485,22 +494,13 @@ mod tests {
         assert_eq!(gpu_path_supported(16384, 256, 16), Ok(()));
         let no_vertex = gpu_path_supported(16384, 256, 0).unwrap_err();
         assert!(no_vertex.contains("vertex shaders"), "{no_vertex}");
-        let small = gpu_path_supported(1024, 256, 16).unwrap_err();
-        assert!(small.contains("1024") && small.contains("1025"), "{small}");
+        let small = gpu_path_supported(4096, 256, 16).unwrap_err();
+        assert!(small.contains("4096") && small.contains("4097"), "{small}");
         let layers = gpu_path_supported(8192, 8, 16).unwrap_err();
         assert!(layers.contains("8 layers"), "{layers}");
         for reason in [no_vertex, small, layers] {
             assert_eq!(reason.lines().count(), 1, "one line: {reason}");
         }
-    }
-
-    #[test]
-    fn the_display_limit_is_the_largest_side_the_textures_hold() {
-        assert_eq!(gpu_display_limit(1025), 1025);
-        assert_eq!(gpu_display_limit(8192), 4097);
-        assert_eq!(gpu_display_limit(16384), 8193);
-        assert_eq!(gpu_display_limit(32768), 16385);
-        assert_eq!(gpu_display_limit(65536), 16385, "at most 16385");
     }
 
     #[test]

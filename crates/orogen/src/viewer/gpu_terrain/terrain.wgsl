@@ -26,6 +26,8 @@ struct TerrainUniform {
     grid: vec4<f32>,
     // tile count, unlit (1 = show the splat colour only), triplanar on, morph start share
     options: vec4<f32>,
+    // cells a page of the height texture spans, pages along x
+    pages: vec4<f32>,
     // CDLOD range per level, four levels per vector
     ranges: array<vec4<f32>, 4>,
     // per tile: low, optimal, high, unused
@@ -37,7 +39,7 @@ struct TerrainUniform {
 }
 
 @group(#{MATERIAL_BIND_GROUP}) @binding(0) var<uniform> terrain: TerrainUniform;
-@group(#{MATERIAL_BIND_GROUP}) @binding(1) var heights: texture_2d<f32>;
+@group(#{MATERIAL_BIND_GROUP}) @binding(1) var heights: texture_2d_array<f32>;
 @group(#{MATERIAL_BIND_GROUP}) @binding(2) var tiles: texture_2d_array<f32>;
 @group(#{MATERIAL_BIND_GROUP}) @binding(3) var tiles_sampler: sampler;
 
@@ -50,9 +52,17 @@ fn map_size() -> vec2<i32> {
     return vec2<i32>(terrain.grid.xy);
 }
 
+// A cell's height: large maps are pages of one array texture, sharing
+// their edges; the last page along each axis takes the far edge.
 fn height_at_cell(cell: vec2<i32>) -> f32 {
     let size = map_size();
-    return textureLoad(heights, clamp(cell, vec2<i32>(0), size - vec2<i32>(1)), 0).r;
+    let c = clamp(cell, vec2<i32>(0), size - vec2<i32>(1));
+    let page_cells = i32(terrain.pages.x);
+    let columns = i32(terrain.pages.y);
+    let last = (size - vec2<i32>(2)) / page_cells;
+    let page = min(c / page_cells, max(last, vec2<i32>(0)));
+    let layer = page.y * columns + page.x;
+    return textureLoad(heights, c - page * page_cells, layer, 0).r;
 }
 
 // Map cell coordinates (fractional) of a world xz position.
