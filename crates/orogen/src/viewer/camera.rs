@@ -16,9 +16,13 @@ pub struct FlyCameraPlugin;
 impl Plugin for FlyCameraPlugin {
     fn build(&self, app: &mut App) {
         app.add_systems(Startup, spawn_camera)
-            .add_systems(Update, (frame_terrain, fly).chain());
+            .add_systems(Update, (frame_terrain, fly).chain().in_set(CameraMoves));
     }
 }
+
+/// The systems that place and move the camera (LOD selection runs after).
+#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CameraMoves;
 
 /// Vertical field of view of the 3D camera.
 pub const FOV_Y: f32 = std::f32::consts::FRAC_PI_4;

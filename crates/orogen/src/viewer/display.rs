@@ -74,7 +74,7 @@ pub fn build_display(
     output: PipelineOutput,
     recipe: &Recipe,
     stage: Option<usize>,
-    (images, warnings): (TileImages, Vec<String>),
+    (images, warnings): (Arc<TileImages>, Vec<String>),
     path: &DisplayPath,
     export_size: (u32, u32),
 ) -> Result<DisplayBuild, String> {
@@ -120,11 +120,13 @@ pub fn build_display(
         // preview's size; a band edit repaints it from the same small map.
         let start = Instant::now();
         let preview_map = Arc::new(resample_for_preview(&map));
-        generated.texture_preview = paint_preview(&preview_map, &map, cell, &tiles, &images);
+        let resolved = tiles.effective(stats.min, stats.max);
+        generated.texture_preview =
+            paint_preview(&preview_map, map.width(), cell, &resolved, &images);
         generated.texture_millis = start.elapsed().as_secs_f64() * 1000.0;
         generated.texture_side = texels;
         generated.preview_map = Some(preview_map);
-        generated.tile_images = Some(Arc::new(images));
+        generated.tile_images = Some(images);
         return Ok(DisplayBuild {
             generated,
             cpu: None,
@@ -169,19 +171,19 @@ pub fn resample_for_preview(map: &Heightmap) -> Heightmap {
     Heightmap::from_vec(pw, ph, data).unwrap_or_else(|| Heightmap::new(pw, ph))
 }
 
-/// The splat of `small` (the resampled `full` map) at the preview's size,
-/// with bands resolved over `full`'s range; grey when it cannot be painted.
+/// The splat of `small` (a map `full_width` cells wide resampled) at the
+/// preview's size, with `resolved` bands (auto bands already resolved over
+/// the full map's range); grey when it cannot be painted.
 pub fn paint_preview(
     small: &Heightmap,
-    full: &Heightmap,
+    full_width: usize,
     cell_size: f32,
-    tiles: &orogen_core::splat::TileSet,
+    resolved: &orogen_core::splat::TileSet,
     images: &TileImages,
 ) -> PreviewImage {
-    let stats = full.stats();
-    let mut resolved = tiles.effective(stats.min, stats.max);
+    let mut resolved = resolved.clone();
     resolved.auto_bands = false;
-    let cell = cell_size * (full.width() - 1) as f32 / (small.width() - 1).max(1) as f32;
+    let cell = cell_size * full_width.saturating_sub(1) as f32 / (small.width() - 1).max(1) as f32;
     let (w, h) = (small.width(), small.height());
     match render_splat(small, cell, &resolved, images, w, h) {
         Ok(splat) => PreviewImage {

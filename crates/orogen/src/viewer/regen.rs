@@ -75,6 +75,10 @@ pub(crate) struct JobCache {
     /// tile decodes only that tile's image.
     images: HashMap<String, Result<RgbImage, String>>,
     images_dir: Option<PathBuf>,
+    /// The last set handed out, by the tiles' (image, name, colour): the
+    /// same `Arc` while they are unchanged, so the GPU's tile array is
+    /// rebuilt only when an image really changed.
+    last_set: Option<(Vec<(String, String, [u8; 3])>, Arc<TileImages>, Vec<String>)>,
 }
 
 impl JobCache {
@@ -85,11 +89,22 @@ impl JobCache {
         &mut self,
         tiles: &TileSet,
         base_dir: Option<&std::path::Path>,
-    ) -> (TileImages, Vec<String>) {
+    ) -> (Arc<TileImages>, Vec<String>) {
         let dir = base_dir.map(PathBuf::from);
         if self.images_dir != dir {
             self.images.clear();
+            self.last_set = None;
             self.images_dir = dir;
+        }
+        let key: Vec<(String, String, [u8; 3])> = tiles
+            .tiles
+            .iter()
+            .map(|t| (t.image.clone(), t.name.clone(), t.fallback_color))
+            .collect();
+        if let Some((last_key, images, warnings)) = &self.last_set
+            && *last_key == key
+        {
+            return (images.clone(), warnings.clone());
         }
         self.images
             .retain(|spec, _| tiles.tiles.iter().any(|t| &t.image == spec));
@@ -108,7 +123,9 @@ impl JobCache {
                 }
             }
         }
-        (TileImages { images }, warnings)
+        let images = Arc::new(TileImages { images });
+        self.last_set = Some((key, images.clone(), warnings.clone()));
+        (images, warnings)
     }
 }
 

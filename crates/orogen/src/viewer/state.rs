@@ -126,6 +126,9 @@ pub struct Generated {
     /// images: a band edit repaints the texture preview from these.
     pub preview_map: Option<Arc<Heightmap>>,
     pub tile_images: Option<Arc<orogen_core::splat::TileImages>>,
+    /// Grows when the texture preview is repainted without a new
+    /// generation (a band edit on the GPU path), so the panel redraws it.
+    pub preview_version: u64,
     /// Why the latest request produced nothing (invalid recipe, stage error).
     pub error: Option<String>,
 }

@@ -58,8 +58,8 @@ impl BoundsGrid {
 impl HeightBounds {
     /// Bounds of a `width × height` map given row by row. A node spans
     /// its cells and the shared edge row and column of its neighbours,
-    /// the vertices its patch reaches. NaN heights are left out (the
-    /// shader draws them at 0, inside any box that holds 0).
+    /// the vertices its patch reaches. Non-finite heights count as 0, as
+    /// the shader draws them.
     pub fn new(width: u32, height: u32, heights: &[f32]) -> HeightBounds {
         use rayon::prelude::*;
         let (w, h) = (width.max(1), height.max(1));
@@ -77,13 +77,14 @@ impl HeightBounds {
                 // Non-finite heights are spotted on the way (a boolean
                 // reduction, which vectorises).
                 let first = &heights[z0 * w as usize..(z0 + 1) * w as usize];
-                let mut low = first.to_vec();
+                let mut low: Vec<f32> = first.iter().map(|&v| drawn_height(v)).collect();
                 let mut high = low.clone();
                 let all_finite = |line: &[f32]| line.iter().fold(true, |ok, &v| ok & v.is_finite());
                 let mut finite = all_finite(first);
                 for z in z0 + 1..=z1 {
                     let line = &heights[z * w as usize..(z + 1) * w as usize];
                     for ((lo, hi), &v) in low.iter_mut().zip(high.iter_mut()).zip(line) {
+                        let v = drawn_height(v);
                         *lo = lo.min(v);
                         *hi = hi.max(v);
                     }
@@ -97,7 +98,7 @@ impl HeightBounds {
                         let hi = high[x0..=x1]
                             .iter()
                             .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
-                        finite_bounds(lo, hi)
+                        (lo, hi)
                     })
                     .collect::<Vec<_>>();
                 (bounds, finite)
@@ -158,15 +159,10 @@ impl HeightBounds {
     }
 }
 
-/// `(lo, hi)` as the shader draws the heights: non-finite ones at 0.
-fn finite_bounds(lo: f32, hi: f32) -> (f32, f32) {
-    if lo.is_finite() && hi.is_finite() {
-        (lo, hi)
-    } else {
-        let lo = if lo.is_finite() { lo.min(0.0) } else { 0.0 };
-        let hi = if hi.is_finite() { hi.max(0.0) } else { 0.0 };
-        (lo.min(hi), hi.max(lo))
-    }
+/// A height as the shader draws it: non-finite ones at 0.
+#[inline(always)]
+fn drawn_height(v: f32) -> f32 {
+    if v.is_finite() { v } else { 0.0 }
 }
 
 /// The world distance up to which each level is drawn, and its morph zone.
@@ -421,7 +417,19 @@ mod tests {
         for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
             let mut broken = heights.clone();
             broken[(97 * w + 250) as usize] = bad;
-            assert!(!HeightBounds::new(w, h, &broken).all_finite, "{bad}");
+            let bounds = HeightBounds::new(w, h, &broken);
+            assert!(!bounds.all_finite, "{bad}");
+            // The node keeps its finite heights and gains the 0 drawn there.
+            let (nx, nz) = (250 / PATCH_QUADS, 97 / PATCH_QUADS);
+            let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+            for z in nz * PATCH_QUADS..=(nz + 1) * PATCH_QUADS {
+                for x in nx * PATCH_QUADS..=(nx + 1) * PATCH_QUADS {
+                    let v = drawn_height(broken[(z * w + x) as usize]);
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
+            }
+            assert_eq!(bounds.levels[0].get(nx, nz), Some((lo, hi)), "{bad}");
         }
     }
 

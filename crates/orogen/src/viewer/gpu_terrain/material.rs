@@ -34,6 +34,9 @@ pub struct TerrainUniform {
     pub options: Vec4,
     /// Cells a page of the height texture spans, pages along x.
     pub pages: Vec4,
+    /// The camera position the patches were selected for: every pass
+    /// (shadow cascades too) morphs with it, so all draw the same mesh.
+    pub eye: Vec4,
     pub ranges: [Vec4; MAX_LEVELS / 4],
     /// Per tile: low, optimal, high, unused.
     pub bands: [Vec4; MAX_TILES],

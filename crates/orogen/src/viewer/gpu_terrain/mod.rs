@@ -13,7 +13,7 @@ pub mod material;
 
 use super::camera::FlyCamera;
 use super::regen::PendingUpload;
-use super::state::{DisplayPath, EditedRecipe, Generated, ViewSettings};
+use super::state::{DisplayPath, Generated, ViewSettings};
 use super::terrain::TerrainUpload;
 use bevy::asset::{RenderAssetUsages, embedded_asset};
 use bevy::camera::primitives::{Aabb, Frustum};
@@ -34,14 +34,17 @@ impl Plugin for GpuTerrainPlugin {
         app.add_plugins(MaterialPlugin::<TerrainMaterial>::default())
             .init_resource::<LodStats>()
             .init_resource::<GpuDrawOptions>()
+            .init_resource::<SelectionEye>()
             .add_systems(
                 Update,
                 (
                     choose_display_path.before(super::regen::Regeneration),
                     upload_heights.in_set(TerrainUpload),
                     repaint_preview_on_band_edit.after(TerrainUpload),
-                    update_material.after(TerrainUpload),
-                    place_patches.after(update_material),
+                    place_patches
+                        .after(TerrainUpload)
+                        .after(super::camera::CameraMoves),
+                    update_material.after(place_patches),
                 ),
             )
             .add_systems(PostUpdate, count_drawn_vertices);
@@ -232,7 +235,11 @@ fn upload_heights(
             // the map, and an array texture is not updated in place.
             images.remove(&terrain.heights);
             terrain.heights = images.add(image);
-            if terrain.tile_images.images != tile_images.images {
+            // The job hands out the same `Arc` while the tiles' images are
+            // unchanged; only a new one is compared pixel for pixel.
+            let same_tiles = Arc::ptr_eq(&terrain.tile_images, &tile_images)
+                || terrain.tile_images.images == tile_images.images;
+            if !same_tiles {
                 // A new asset, not one replaced in place: an in-place
                 // update of a mipmapped array would rewrite mip 0 only.
                 images.remove(&terrain.tiles);
@@ -283,75 +290,83 @@ fn upload_heights(
 }
 
 /// A band edit on the GPU path runs no job: the panels' texture preview
-/// and resolved bands are repainted here from the small preview map.
-fn repaint_preview_on_band_edit(
-    recipe: Res<EditedRecipe>,
-    path: Res<DisplayPath>,
-    mut generated: ResMut<Generated>,
-) {
-    if !recipe.is_changed() || !path.is_gpu() {
+/// and resolved bands are repainted here from the small preview map, when
+/// the shown recipe's bands (changed by the edit, or by a job that landed
+/// after it) differ from those the preview was painted with.
+fn repaint_preview_on_band_edit(path: Res<DisplayPath>, mut generated: ResMut<Generated>) {
+    if !generated.is_changed() || !path.is_gpu() {
         return;
     }
-    let tiles = shown_tiles(&recipe.0, &generated);
+    let Some(tiles) = shown_tiles(&generated) else {
+        return;
+    };
     if generated.effective_tiles.as_ref() == Some(&tiles) {
         return;
     }
-    let (Some(small), Some(full), Some(images)) = (
+    let (Some(small), Some(full), Some(images), Some(recipe)) = (
         generated.preview_map.clone(),
         generated.shown_map.clone(),
         generated.tile_images.clone(),
+        generated.recipe.as_ref(),
     ) else {
         return;
     };
     if images.images.len() != tiles.tiles.len() {
         return; // a tile added or removed: the job brings its image
     }
-    let cell = generated
-        .recipe
-        .as_ref()
-        .map_or(recipe.0.cell_size(), |r| r.cell_size());
-    generated.texture_preview = super::display::paint_preview(&small, &full, cell, &tiles, &images);
+    let cell = recipe.cell_size();
+    generated.texture_preview =
+        super::display::paint_preview(&small, full.width(), cell, &tiles, &images);
     generated.effective_tiles = Some(tiles);
+    generated.preview_version += 1;
 }
 
-/// The bands the GPU splat draws: the edited tiles with auto bands
-/// resolved over the shown map's range (an earlier stage always gets
-/// auto bands, as on the CPU path).
-pub fn shown_tiles(
-    recipe: &orogen_core::Recipe,
-    generated: &Generated,
-) -> orogen_core::splat::TileSet {
-    let mut tiles = recipe.tiles.clone();
+/// The bands the GPU splat draws: the shown recipe's tiles (a band edit
+/// updates them at once; an edit that fails its checks does not), with
+/// auto bands resolved over the shown map's range (an earlier stage always
+/// gets auto bands, as on the CPU path).
+pub fn shown_tiles(generated: &Generated) -> Option<orogen_core::splat::TileSet> {
+    let mut tiles = generated.recipe.as_ref()?.tiles.clone();
     if generated.shown_stage.is_some() {
         tiles.auto_bands = true;
     }
-    tiles.effective(generated.shown_min, generated.shown_max)
+    Some(tiles.effective(generated.shown_min, generated.shown_max))
 }
 
-/// Rewrites the material's uniform when bands, tiles, the map or the view
-/// change: a band edit is a uniform write, nothing more.
+/// The camera position the patches were last selected for.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+struct SelectionEye(Vec3);
+
+/// Rewrites the material's uniform when bands, tiles, the map, the view
+/// or the selection's eye change: a band edit is a uniform write.
 fn update_material(
     terrain: Option<Res<GpuTerrain>>,
-    recipe: Res<EditedRecipe>,
     generated: Res<Generated>,
     view: Res<ViewSettings>,
     options: Res<GpuDrawOptions>,
+    eye: Res<SelectionEye>,
     mut materials: ResMut<Assets<TerrainMaterial>>,
 ) {
     let Some(terrain) = terrain else {
         return;
     };
     if !(terrain.is_changed()
-        || recipe.is_changed()
         || generated.is_changed()
         || view.is_changed()
-        || options.is_changed())
+        || options.is_changed()
+        || eye.is_changed())
     {
         return;
     }
-    let tiles = shown_tiles(&recipe.0, &generated);
+    let Some(mut tiles) = shown_tiles(&generated) else {
+        return;
+    };
+    // Never more tiles than the array holds (an added tile's image
+    // arrives with its job).
+    tiles.tiles.truncate(terrain.tile_sizes.len());
     let top = terrain.bounds.top_height();
-    let uniform = terrain_uniform(&terrain.grid, top, &tiles, &terrain.tile_sizes, options.0);
+    let mut uniform = terrain_uniform(&terrain.grid, top, &tiles, &terrain.tile_sizes, options.0);
+    uniform.eye = eye.0.extend(1.0);
     let Some(material) = materials.get(&terrain.material) else {
         return;
     };
@@ -377,6 +392,7 @@ fn place_patches(
         (With<TerrainPatch>, Without<FlyCamera>),
     >,
     mut stats: ResMut<LodStats>,
+    mut selection_eye: ResMut<SelectionEye>,
 ) {
     let Some(mut terrain) = terrain else {
         return;
@@ -399,6 +415,7 @@ fn place_patches(
         height_scale: view.height_scale.max(0.01),
     };
     let selected = select_patches(&terrain.bounds, &place, eye.to_array());
+    selection_eye.set_if_neq(SelectionEye(eye));
     stats.selected = selected.len();
     for (kind, quads) in [PATCH_QUADS, PATCH_QUADS / 2].into_iter().enumerate() {
         let mut mine = selected.iter().filter(|p| p.quads == quads);
@@ -488,6 +505,57 @@ fn count_drawn_vertices(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::viewer::regen::{RegenJob, RegenerationPlugin};
+    use crate::viewer::state::EditedRecipe;
+    use std::time::{Duration, Instant};
+
+    /// A band edit on the GPU path starts no job, yet the panels' texture
+    /// preview and resolved bands follow it (and a redraw is signalled).
+    #[test]
+    fn a_band_edit_repaints_the_texture_preview_without_a_job() {
+        let mut recipe = orogen_core::presets::load("default")
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        recipe.set_sampling(65, 65);
+        let mut app = App::new();
+        app.add_plugins((MinimalPlugins, RegenerationPlugin))
+            .insert_resource(EditedRecipe(recipe))
+            .add_systems(Update, repaint_preview_on_band_edit);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !app.world().resource::<Generated>().has_terrain() {
+            assert!(Instant::now() < deadline, "no generation");
+            app.update();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        while app.world().resource::<RegenJob>().is_busy() {
+            assert!(Instant::now() < deadline, "the job did not finish");
+            app.update();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        app.update();
+        let before = app.world().resource::<Generated>().clone();
+        let jobs = app.world().resource::<RegenJob>().started_count;
+        {
+            let mut edited = app.world_mut().resource_mut::<EditedRecipe>();
+            let tiles = &mut edited.0.tiles;
+            tiles.auto_bands = false;
+            // Sand over the whole range: the preview turns sand-coloured.
+            tiles.tiles[0].optimal = 1e5;
+            tiles.tiles[0].high = 1e5;
+        }
+        for _ in 0..3 {
+            app.update();
+        }
+        let after = app.world().resource::<Generated>();
+        assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
+        assert_eq!(after.serial, before.serial, "no new generation");
+        assert!(after.preview_version > before.preview_version);
+        assert_ne!(after.texture_preview.rgba, before.texture_preview.rgba);
+        assert_eq!(
+            after.effective_tiles.as_ref().map(|t| t.tiles[0].optimal),
+            Some(1e5)
+        );
+    }
 
     #[test]
     fn the_gpu_path_needs_vertex_textures_large_textures_and_arrays() {

@@ -28,6 +28,8 @@ struct TerrainUniform {
     options: vec4<f32>,
     // cells a page of the height texture spans, pages along x
     pages: vec4<f32>,
+    // the camera position the patches were selected for (all passes morph with it)
+    eye: vec4<f32>,
     // CDLOD range per level, four levels per vector
     ranges: array<vec4<f32>, 4>,
     // per tile: low, optimal, high, unused
@@ -116,7 +118,7 @@ fn displace(v: PatchVertex) -> vec3<f32> {
     // The LOD distance (lod.rs, lod_distance): horizontal, and the
     // camera's height above the map's highest point.
     let before = clamp(xz, -half_extent, half_extent);
-    let eye = view.world_position.xyz;
+    let eye = terrain.eye.xyz;
     let above_top = max(eye.y - terrain.map.w * height_scale, 0.0);
     let distance = length(vec3<f32>(eye.x - before.x, above_top, eye.z - before.y));
     let morph = clamp((distance - start) / (range - start), 0.0, 1.0);
@@ -308,7 +310,7 @@ fn fragment(in: TerrainVaryings, @builtin(front_facing) is_front: bool) -> @loca
 
     // Triplanar blend on steep faces (as drawn, exaggeration included):
     // none below 25°, full from 35°.
-    let steep = smoothstep(cos(radians(25.0)), cos(radians(35.0)), normal.y) * terrain.options.z;
+    let steep = (1.0 - smoothstep(cos(radians(35.0)), cos(radians(25.0)), normal.y)) * terrain.options.z;
     var blend = pow(abs(normal), vec3<f32>(4.0));
     blend = blend / (blend.x + blend.y + blend.z);
 

@@ -12,7 +12,7 @@ use std::ops::RangeInclusive;
 #[derive(Default)]
 pub struct ViewPanel {
     /// The preview texture and what it shows (generation serial, kind).
-    preview: Option<(u64, PreviewKind, egui::TextureHandle)>,
+    preview: Option<((u64, u64), PreviewKind, egui::TextureHandle)>,
 }
 
 impl ViewPanel {
@@ -54,17 +54,16 @@ impl ViewPanel {
             ui.weak("(no map yet)");
             return;
         }
-        let stale = self
-            .preview
-            .as_ref()
-            .is_none_or(|(serial, shown, _)| *serial != generated.serial || *shown != kind);
+        let stale = self.preview.as_ref().is_none_or(|(version, shown, _)| {
+            *version != (generated.serial, generated.preview_version) || *shown != kind
+        });
         if stale {
             let colour =
                 egui::ColorImage::from_rgba_unmultiplied([image.width, image.height], &image.rgba);
             let handle =
                 ui.ctx()
                     .load_texture("orogen-preview", colour, egui::TextureOptions::LINEAR);
-            self.preview = Some((generated.serial, kind, handle));
+            self.preview = Some(((generated.serial, generated.preview_version), kind, handle));
         }
         if let Some((_, _, handle)) = &self.preview {
             ui.add(egui::Image::new(egui::load::SizedTexture::new(
