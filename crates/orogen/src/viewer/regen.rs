@@ -78,8 +78,12 @@ pub(crate) struct JobCache {
     /// The last set handed out, by the tiles' (image, name, colour): the
     /// same `Arc` while they are unchanged, so the GPU's tile array is
     /// rebuilt only when an image really changed.
-    last_set: Option<(Vec<(String, String, [u8; 3])>, Arc<TileImages>, Vec<String>)>,
+    last_set: Option<(Vec<TileKey>, Arc<TileImages>, Vec<String>)>,
 }
+
+/// What a tile's image and warning depend on: its image spec, its name
+/// (in the warning) and its fallback colour.
+type TileKey = (String, String, [u8; 3]);
 
 impl JobCache {
     /// Tile images for `tiles` (a flat colour plus a warning for each one
@@ -96,7 +100,7 @@ impl JobCache {
             self.last_set = None;
             self.images_dir = dir;
         }
-        let key: Vec<(String, String, [u8; 3])> = tiles
+        let key: Vec<TileKey> = tiles
             .tiles
             .iter()
             .map(|t| (t.image.clone(), t.name.clone(), t.fallback_color))

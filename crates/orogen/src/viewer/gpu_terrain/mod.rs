@@ -380,7 +380,7 @@ fn update_material(
 }
 
 /// Selects the patches for the camera and places the pooled entities.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn place_patches(
     mut commands: Commands,
     terrain: Option<ResMut<GpuTerrain>>,
