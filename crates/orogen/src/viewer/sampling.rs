@@ -8,7 +8,8 @@ use orogen_core::Recipe;
 
 /// A frame's compute budget at 60 Hz, in milliseconds.
 pub const FRAME_MILLIS: f64 = 1000.0 / 60.0;
-/// The finest level the 3D view shows (its mesh limit).
+/// The finest level the CPU path's mesh shows; the GPU terrain raises the
+/// limit to every export size once the render device is known.
 pub const DISPLAY_LIMIT: u32 = 1025;
 /// The smallest preview.
 pub const MIN_PREVIEW: u32 = 65;
