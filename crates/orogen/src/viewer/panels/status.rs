@@ -176,6 +176,22 @@ mod tests {
     }
 
     #[test]
+    fn the_lod_line_counts_patches_and_vertices() {
+        let small = LodStats {
+            patches: 28,
+            vertices: 24_948,
+            selected: 40,
+        };
+        assert_eq!(lod_text(&small), "28 patches · 24.9 k vertices drawn");
+        let large = LodStats {
+            patches: 1500,
+            vertices: 1_633_500,
+            selected: 2000,
+        };
+        assert_eq!(lod_text(&large), "1500 patches · 1.63 M vertices drawn");
+    }
+
+    #[test]
     fn decimation_notice_names_both_sizes_and_exports() {
         let text = decimation_notice((2049, 2049), (1025, 1025));
         assert!(text.contains("decimated"));
