@@ -491,3 +491,23 @@ fn engine_profiles_write_what_each_importer_reads() {
         "expected unity, unreal or godot",
     );
 }
+
+/// Without a Vulkan driver the viewer says so in one line (Bevy alone
+/// would panic with a backtrace). DISPLAY only has to be set: the adapter
+/// is asked for before any window opens.
+#[test]
+fn view_without_a_graphics_driver_says_so_in_one_line() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_orogen"))
+        .arg("view")
+        .env("DISPLAY", ":4321")
+        .env("WGPU_BACKEND", "vulkan")
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .env_remove("VK_ADD_DRIVER_FILES")
+        .output()
+        .expect("the orogen binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line expected: {stderr}");
+    assert!(stderr.contains("no graphics adapter found"), "{stderr}");
+}

@@ -102,6 +102,23 @@ fn check_display() -> Result<(), String> {
     Ok(())
 }
 
+/// Bevy panics (with a backtrace) when no graphics adapter exists, e.g.
+/// without a Vulkan driver; ask the driver loader first and say so in one
+/// line. Uses the backends Bevy would (`WGPU_BACKEND` or all).
+fn check_adapter() -> Result<(), String> {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    let adapters = bevy::tasks::block_on(instance.enumerate_adapters(backends));
+    if adapters.is_empty() {
+        return Err(NO_ADAPTER.into());
+    }
+    Ok(())
+}
+
+const NO_ADAPTER: &str = "no graphics adapter found (Vulkan): install your GPU's driver, or Mesa's \
+     software Vulkan (package mesa-vulkan-drivers); `orogen generate` needs neither";
+
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<String>()
@@ -123,6 +140,7 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
         ));
     }
     check_display()?;
+    check_adapter()?;
     let report = ExitReport::default();
     if args.screenshot.is_some() {
         start_watchdog(TERRAIN_TIMEOUT + Duration::from_secs(90));
