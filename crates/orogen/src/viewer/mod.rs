@@ -19,6 +19,7 @@ pub mod sampling;
 pub mod screenshot;
 pub mod state;
 pub mod terrain;
+pub mod unsaved;
 
 use bevy::prelude::*;
 use bevy::render::RenderPlugin;
@@ -63,6 +64,7 @@ impl Plugin for ViewerPlugin {
             gpu_terrain::GpuTerrainPlugin,
             camera::FlyCameraPlugin,
             history::HistoryPlugin,
+            unsaved::UnsavedPlugin,
         ));
         if self.panels {
             app.add_plugins(panels::PanelsPlugin);
@@ -79,13 +81,25 @@ fn initial_recipe(args: &ViewOptions) -> Result<(Recipe, RecipeSource), String> 
                 eprintln!("note: {name}: {note}");
             }
             let file = presets::text(name).is_none().then(|| PathBuf::from(name));
-            Ok((recipe, RecipeSource { file, base_dir }))
+            let saved = Some(recipe.clone());
+            Ok((
+                recipe,
+                RecipeSource {
+                    file,
+                    base_dir,
+                    saved,
+                },
+            ))
         }
         None => {
             let recipe = presets::load("default")
                 .ok_or("the default preset is missing")?
                 .map_err(|e| format!("default preset: {e}"))?;
-            Ok((recipe, RecipeSource::default()))
+            let source = RecipeSource {
+                saved: Some(recipe.clone()),
+                ..RecipeSource::default()
+            };
+            Ok((recipe, source))
         }
     }
 }
@@ -155,6 +169,8 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
                     resolution: WindowResolution::new(1280, 800),
                     ..default()
                 }),
+                // Closing with unsaved edits asks first (unsaved.rs).
+                close_when_requested: false,
                 ..default()
             })
             .set(RenderPlugin {

@@ -22,6 +22,9 @@ pub struct EditedRecipe(pub Recipe);
 pub struct RecipeSource {
     pub file: Option<PathBuf>,
     pub base_dir: Option<PathBuf>,
+    /// The recipe as last loaded or saved: edits away from it are unsaved
+    /// (`None`: nothing loaded or saved yet, so any recipe is unsaved).
+    pub saved: Option<Recipe>,
 }
 
 /// Which map the 3D view shows: the final map, or the map after one stage

@@ -7,6 +7,7 @@ pub mod export;
 pub mod params_ui;
 pub mod presets;
 pub mod recipe;
+pub mod save_prompt;
 pub mod status;
 pub mod texture;
 pub mod view;
@@ -19,6 +20,7 @@ use super::sampling::PreviewSampling;
 use super::state::{
     DisplayPath, DisplayedStage, EditedRecipe, Generated, RecipeSource, UiFocus, ViewSettings,
 };
+use super::unsaved::SavePrompt;
 use bevy::camera::visibility::RenderLayers;
 use bevy::camera::{CameraOutputMode, Viewport};
 use bevy::ecs::system::SystemParam;
@@ -159,6 +161,7 @@ fn draw_panels(
     display: (Res<DisplayPath>, Res<LodStats>),
     mut history: ResMut<History>,
     mut focus: ResMut<UiFocus>,
+    mut prompt: ResMut<SavePrompt>,
     window: Single<&Window, With<PrimaryWindow>>,
     mut camera: Query<&mut Camera, With<FlyCamera>>,
 ) -> Result {
@@ -184,6 +187,14 @@ fn draw_panels(
         lod: *display.1,
     };
     let panels = &mut *panels;
+    if !prompt.drawn {
+        prompt.drawn = true;
+    }
+    if let Some(saved) =
+        save_prompt::save_shortcut(&ctx, &mut prompt, &mut doc, panels.presets.typed_path())
+    {
+        panels.presets.show_message(saved);
+    }
     let left = egui::Panel::left("orogen-panels")
         .default_size(360.0)
         .resizable(true)
@@ -217,6 +228,7 @@ fn draw_panels(
             || ctx.egui_is_using_pointer(),
         keyboard: ctx.egui_wants_keyboard_input(),
     });
+    save_prompt::show(&ctx, &mut prompt, &mut doc);
     let (left, bottom) = (left.rect.width(), bottom.rect.height());
 
     let request = info.history_request;

@@ -16,6 +16,15 @@ pub struct PresetsPanel {
 }
 
 impl PresetsPanel {
+    /// The file path typed in the panel (the save prompt offers it).
+    pub fn typed_path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn show_message(&mut self, message: Result<String, String>) {
+        self.message = Some(message);
+    }
+
     pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document) {
         let names: Vec<&'static str> = presets::names().collect();
         ui.horizontal(|ui| {
@@ -59,10 +68,7 @@ impl PresetsPanel {
                 .clicked()
             {
                 let path = PathBuf::from(self.path.trim());
-                self.message = Some(save(&doc.recipe, &path).map(|()| {
-                    doc.source.file = Some(path.clone());
-                    format!("saved {}", path.display())
-                }));
+                self.message = Some(save_as(doc, &path));
             }
         });
         match &self.message {
@@ -84,10 +90,23 @@ fn load_named(name: &str, doc: &mut Document, file: Option<PathBuf>) -> Result<S
         Some(note) => format!("loaded {name}: {note}"),
         None => format!("loaded {name}"),
     };
+    doc.source = RecipeSource {
+        file,
+        base_dir,
+        saved: Some(recipe.clone()),
+    };
     doc.recipe = recipe;
     doc.stage = None;
-    doc.source = RecipeSource { file, base_dir };
     Ok(message)
+}
+
+/// Saves the document's recipe to `path`, which becomes its file; the
+/// recipe counts as saved from then on.
+pub fn save_as(doc: &mut Document, path: &Path) -> Result<String, String> {
+    save(&doc.recipe, path)?;
+    doc.source.file = Some(path.to_path_buf());
+    doc.source.saved = Some(doc.recipe.clone());
+    Ok(format!("saved {}", path.display()))
 }
 
 fn save(recipe: &Recipe, path: &Path) -> Result<(), String> {
