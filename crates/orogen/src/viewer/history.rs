@@ -87,6 +87,15 @@ impl History {
         self.last_edit = Some(Instant::now());
     }
 
+    /// Another recipe was opened: a new document, with no steps to undo
+    /// into the one before.
+    pub fn start_over(&mut self, now: Snapshot) {
+        self.undo.clear();
+        self.redo.clear();
+        self.current = Some(now);
+        self.last_edit = None;
+    }
+
     /// The state to restore, if any; it becomes the current state.
     pub fn undo(&mut self) -> Option<Snapshot> {
         let previous = self.undo.pop_back()?;

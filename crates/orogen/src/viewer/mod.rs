@@ -14,6 +14,7 @@ pub mod display;
 pub mod gpu_terrain;
 pub mod history;
 pub mod panels;
+pub mod recovery;
 pub mod regen;
 pub mod sampling;
 pub mod screenshot;
@@ -125,7 +126,13 @@ fn check_adapter() -> Result<(), String> {
     let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
     let adapters = bevy::tasks::block_on(instance.enumerate_adapters(backends));
     if adapters.is_empty() {
-        return Err(NO_ADAPTER.into());
+        return Err(match std::env::var("WGPU_BACKEND") {
+            Ok(chosen) => format!(
+                "no graphics adapter found for WGPU_BACKEND={chosen:?} (orogen draws with \
+                 Vulkan, Metal or DX12); unset it or name one of those"
+            ),
+            Err(_) => NO_ADAPTER.into(),
+        });
     }
     Ok(())
 }
@@ -154,11 +161,13 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
         ));
     }
     check_display()?;
-    check_adapter()?;
-    let report = ExitReport::default();
     if args.screenshot.is_some() {
+        // Started first: a stuck driver must not hang a CI job, even in
+        // the adapter check.
         start_watchdog(TERRAIN_TIMEOUT + Duration::from_secs(90));
     }
+    check_adapter()?;
+    let report = ExitReport::default();
 
     let mut app = App::new();
     app.add_plugins(
@@ -198,6 +207,11 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
                 triplanar: true,
             },
         ));
+    }
+    // A screenshot run edits nothing and must not offer an old session's
+    // edits; a view without panels cannot edit either.
+    if args.screenshot.is_none() && !args.top_texels {
+        app.add_plugins(recovery::RecoveryPlugin);
     }
     if let Some(path) = &args.screenshot {
         app.add_plugins(ScreenshotPlugin {

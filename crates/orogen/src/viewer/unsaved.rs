@@ -43,6 +43,8 @@ pub struct SavePrompt {
     /// Whether something draws the prompt (the panels); without it the
     /// window closes when asked.
     pub drawn: bool,
+    /// Give the path field the keyboard on the prompt's next frame.
+    pub focus_path: bool,
 }
 
 /// Whether `recipe` differs from what its source last loaded or saved.
@@ -128,6 +130,8 @@ fn guard_close(
             CloseDecision::Ask => {
                 prompt.kind = Some(PromptKind::UnsavedOnClose);
                 prompt.error = None;
+                // Filled in from the recipe's file when drawn.
+                prompt.path.clear();
             }
         }
         redraw.write(RequestRedraw);

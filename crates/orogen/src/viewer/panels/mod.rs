@@ -15,6 +15,7 @@ pub mod view;
 use super::camera::FlyCamera;
 use super::gpu_terrain::LodStats;
 use super::history::{History, HistoryAction, apply_history_action};
+use super::recovery::Recovery;
 use super::regen::RegenJob;
 use super::sampling::PreviewSampling;
 use super::state::{
@@ -162,6 +163,7 @@ fn draw_panels(
     mut history: ResMut<History>,
     mut focus: ResMut<UiFocus>,
     mut prompt: ResMut<SavePrompt>,
+    recovery: Option<ResMut<Recovery>>,
     window: Single<&Window, With<PrimaryWindow>>,
     mut camera: Query<&mut Camera, With<FlyCamera>>,
 ) -> Result {
@@ -187,6 +189,7 @@ fn draw_panels(
         lod: *display.1,
     };
     let panels = &mut *panels;
+    let mut opened = false;
     if !prompt.drawn {
         prompt.drawn = true;
     }
@@ -213,7 +216,7 @@ fn draw_panels(
                     section(ui, "View", true, |ui| panels.view.ui(ui, &mut doc, &info));
                     section(ui, "Export", false, |ui| panels.export.ui(ui, &doc, &info));
                     section(ui, "Presets and files", false, |ui| {
-                        panels.presets.ui(ui, &mut doc)
+                        opened |= panels.presets.ui(ui, &mut doc);
                     });
                 });
         })
@@ -221,18 +224,32 @@ fn draw_panels(
     let bottom = egui::Panel::bottom("orogen-status")
         .show(&mut root, |ui| status::status_bar(ui, &doc, &info))
         .response;
+    save_prompt::show(&ctx, &mut prompt, &mut doc);
+    let mut offering = false;
+    if let Some(mut recovery) = recovery {
+        opened |= save_prompt::show_recovery_offer(&ctx, &mut recovery, &mut doc);
+        offering = recovery.offered.is_some();
+    }
+    // While a prompt is open, keys and the mouse belong to it, not to the
+    // camera or the undo keys.
+    let modal = prompt.kind.is_some() || offering;
     focus.set_if_neq(UiFocus {
-        pointer: left.contains_pointer()
+        pointer: modal
+            || left.contains_pointer()
             || bottom.contains_pointer()
             || ctx.egui_wants_pointer_input()
             || ctx.egui_is_using_pointer(),
-        keyboard: ctx.egui_wants_keyboard_input(),
+        keyboard: modal || ctx.egui_wants_keyboard_input(),
     });
-    save_prompt::show(&ctx, &mut prompt, &mut doc);
     let (left, bottom) = (left.rect.width(), bottom.rect.height());
 
     let request = info.history_request;
     edited.store(doc);
+    if opened {
+        history
+            .bypass_change_detection()
+            .start_over(edited.recipe.0.clone());
+    }
     if let Some(action) = request {
         apply_history_action(
             action,

@@ -1,7 +1,8 @@
 //! Presets panel: load a shipped preset, open or save a recipe file.
 
 use super::super::state::RecipeSource;
-use super::{Document, ERROR_RED, OK_GREEN};
+use super::super::unsaved::has_unsaved_edits;
+use super::{Document, ERROR_RED, OK_GREEN, WARNING_AMBER};
 use bevy_egui::egui;
 use orogen_core::flow::load_recipe;
 use orogen_core::io::atomic::write_atomic;
@@ -13,6 +14,8 @@ pub struct PresetsPanel {
     preset: usize,
     path: String,
     message: Option<Result<String, String>>,
+    /// A preset or file to open once the user agrees to drop unsaved edits.
+    pending_open: Option<String>,
 }
 
 impl PresetsPanel {
@@ -25,7 +28,10 @@ impl PresetsPanel {
         self.message = Some(message);
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document) {
+    /// Draws the panel; returns whether another recipe was opened (a new
+    /// document: the undo history starts over).
+    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document) -> bool {
+        let mut open_request = None;
         let names: Vec<&'static str> = presets::names().collect();
         ui.horizontal(|ui| {
             let current = names.get(self.preset).copied().unwrap_or("default");
@@ -38,7 +44,7 @@ impl PresetsPanel {
                     }
                 });
             if ui.button("Load").clicked() {
-                self.message = Some(load_named(current, doc, None));
+                open_request = Some(current.to_string());
             }
         });
         ui.horizontal(|ui| {
@@ -60,8 +66,7 @@ impl PresetsPanel {
                 .add_enabled(has_path, egui::Button::new("Open"))
                 .clicked()
             {
-                let path = self.path.trim().to_string();
-                self.message = Some(load_named(&path, doc, Some(PathBuf::from(&path))));
+                open_request = Some(self.path.trim().to_string());
             }
             if ui
                 .add_enabled(has_path, egui::Button::new("Save"))
@@ -71,6 +76,36 @@ impl PresetsPanel {
                 self.message = Some(save_as(doc, &path));
             }
         });
+        if let Some(name) = open_request {
+            if has_unsaved_edits(&doc.recipe, &doc.source) {
+                self.pending_open = Some(name);
+            } else {
+                return self.open(&name, doc);
+            }
+        }
+        if let Some(name) = self.pending_open.clone() {
+            ui.colored_label(
+                WARNING_AMBER,
+                format!("The recipe has unsaved edits. Open {name} and drop them?"),
+            );
+            let mut answer = None;
+            ui.horizontal(|ui| {
+                if ui.button("Open and drop edits").clicked() {
+                    answer = Some(true);
+                }
+                if ui.button("Cancel").clicked() {
+                    answer = Some(false);
+                }
+            });
+            match answer {
+                Some(true) => {
+                    self.pending_open = None;
+                    return self.open(&name, doc);
+                }
+                Some(false) => self.pending_open = None,
+                None => {}
+            }
+        }
         match &self.message {
             Some(Ok(text)) => {
                 ui.colored_label(OK_GREEN, text);
@@ -80,6 +115,17 @@ impl PresetsPanel {
             }
             None => {}
         }
+        false
+    }
+
+    /// Opens a preset name or a recipe file; a typed preset name is not a
+    /// file to save back to.
+    fn open(&mut self, name: &str, doc: &mut Document) -> bool {
+        let file = presets::text(name).is_none().then(|| PathBuf::from(name));
+        let result = load_named(name, doc, file);
+        let opened = result.is_ok();
+        self.message = Some(result);
+        opened
     }
 }
 

@@ -2,10 +2,13 @@
 //! when it has none yet), and closing the window with unsaved edits asks
 //! whether to save them first.
 
+use super::super::recovery::{RecoveredRecipe, Recovery};
+use super::super::state::RecipeSource;
 use super::super::unsaved::{PromptKind, SavePrompt};
 use super::presets::save_as;
 use super::{Document, ERROR_RED, WARNING_AMBER};
 use bevy_egui::egui;
+use orogen_core::flow::load_recipe;
 use std::path::{Path, PathBuf};
 
 /// Where a recipe without a file is offered to be saved.
@@ -20,11 +23,20 @@ pub fn save_shortcut(
     typed_path: &str,
 ) -> Option<Result<String, String>> {
     let shortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, egui::Key::S);
-    if !ctx.input_mut(|input| input.consume_shortcut(&shortcut)) {
+    // An open prompt has its own Save button (and a close must stay asked).
+    if prompt.kind.is_some() || !ctx.input_mut(|input| input.consume_shortcut(&shortcut)) {
         return None;
     }
     match doc.source.file.clone() {
-        Some(file) => Some(save_as(doc, &file)),
+        Some(file) => match save_as(doc, &file) {
+            Ok(message) => Some(Ok(message)),
+            // Shown where it is seen: in the prompt, to retry elsewhere.
+            Err(error) => {
+                open(prompt, PromptKind::SaveAs, doc, typed_path);
+                prompt.error = Some(error);
+                None
+            }
+        },
         None => {
             open(prompt, PromptKind::SaveAs, doc, typed_path);
             None
@@ -38,6 +50,7 @@ pub fn open(prompt: &mut SavePrompt, kind: PromptKind, doc: &Document, typed_pat
     prompt.kind = Some(kind);
     prompt.error = None;
     prompt.path = suggested_path(doc.source.file.as_deref(), typed_path);
+    prompt.focus_path = true;
 }
 
 pub fn suggested_path(file: Option<&Path>, typed_path: &str) -> String {
@@ -56,6 +69,7 @@ pub fn show(ctx: &egui::Context, prompt: &mut SavePrompt, doc: &mut Document) {
     };
     if prompt.path.is_empty() {
         prompt.path = suggested_path(doc.source.file.as_deref(), "");
+        prompt.focus_path = true;
     }
     let mut cancel = false;
     let modal = egui::Modal::new(egui::Id::new("orogen-save-prompt")).show(ctx, |ui| {
@@ -82,6 +96,9 @@ pub fn show(ctx: &egui::Context, prompt: &mut SavePrompt, doc: &mut Document) {
                 )
             })
             .inner;
+        if std::mem::take(&mut prompt.focus_path) {
+            field.request_focus();
+        }
         let enter = field.lost_focus() && ui.input(|input| input.key_pressed(egui::Key::Enter));
         let path = PathBuf::from(prompt.path.trim());
         if replaces_another_file(&path, doc.source.file.as_deref()) {
@@ -106,7 +123,7 @@ pub fn show(ctx: &egui::Context, prompt: &mut SavePrompt, doc: &mut Document) {
                         prompt.error = None;
                         match kind {
                             PromptKind::UnsavedOnClose => prompt.close_now = true,
-                            PromptKind::SaveAs => prompt.kind = None,
+                            PromptKind::SaveAs => close(prompt),
                         }
                     }
                     Err(error) => prompt.error = Some(error),
@@ -127,9 +144,79 @@ pub fn show(ctx: &egui::Context, prompt: &mut SavePrompt, doc: &mut Document) {
     });
     // Escape or a click beside the prompt cancels it.
     if cancel || (modal.should_close() && !prompt.close_now) {
-        prompt.kind = None;
-        prompt.error = None;
+        close(prompt);
     }
+}
+
+/// Closes the prompt; the next one fills its path in afresh.
+fn close(prompt: &mut SavePrompt) {
+    prompt.kind = None;
+    prompt.error = None;
+    prompt.path.clear();
+}
+
+/// Offers the recipe a crashed viewer left: restore it into the document
+/// (still unsaved), or discard it. Returns whether it was restored.
+pub fn show_recovery_offer(
+    ctx: &egui::Context,
+    recovery: &mut Recovery,
+    doc: &mut Document,
+) -> bool {
+    let Some(offer) = recovery.offered.clone() else {
+        return false;
+    };
+    let mut answered = false;
+    let mut restored = false;
+    egui::Modal::new(egui::Id::new("orogen-recovery")).show(ctx, |ui| {
+        ui.set_width(420.0);
+        ui.heading("Restore unsaved edits?");
+        ui.label("orogen stopped last time before these edits were saved.");
+        let from = match &offer.file {
+            Some(file) => format!("recipe: {}", file.display()),
+            None => "a recipe never saved to a file".to_string(),
+        };
+        ui.label(from);
+        ui.add_space(6.0);
+        ui.horizontal(|ui| {
+            if ui
+                .button("Restore")
+                .on_hover_text("Opens the kept recipe instead of the one now open")
+                .clicked()
+            {
+                restore(&offer, doc);
+                answered = true;
+                restored = true;
+            }
+            if ui
+                .button("Discard")
+                .on_hover_text("The kept edits are deleted")
+                .clicked()
+            {
+                answered = true;
+            }
+        });
+    });
+    if answered {
+        recovery.settle_offer();
+    }
+    restored
+}
+
+/// Puts a recovered recipe in the document. It stays unsaved: its file (if
+/// it still loads) is what counts as saved.
+fn restore(offer: &RecoveredRecipe, doc: &mut Document) {
+    let saved = offer
+        .file
+        .as_ref()
+        .and_then(|file| load_recipe(&file.display().to_string()).ok())
+        .map(|(recipe, _)| recipe);
+    doc.recipe = offer.recipe.clone();
+    doc.stage = None;
+    doc.source = RecipeSource {
+        file: offer.file.clone(),
+        base_dir: offer.base_dir.clone(),
+        saved,
+    };
 }
 
 /// Whether saving to `path` overwrites a file other than the recipe's own.
