@@ -140,21 +140,26 @@ fn import_of_an_export_round_trips_at_16_bits() {
             add_sidecar(&mut bundle, &map, &recipe, &opts, range, Default::default()).unwrap();
             bundle.write_to(dir.path()).unwrap();
             let original = quantize(&map, range);
-            for (file, format) in [
-                ("heightmap.png", ImportFormat::Png),
+            // The last case names nothing: the sidecar gives the RAW
+            // file's byte order and its (not square) size.
+            let raw_size = (Some(64), Some(48));
+            for (file, format, (raw_width, raw_height)) in [
+                ("heightmap.png", ImportFormat::Png, raw_size),
                 (
                     "heightmap.r16",
                     match order {
                         ByteOrder::Le => ImportFormat::Raw16Le,
                         ByteOrder::Be => ImportFormat::Raw16Be,
                     },
+                    raw_size,
                 ),
+                ("heightmap.r16", ImportFormat::Auto, (None, None)),
             ] {
                 let stage = Import {
                     path: file.into(),
                     format,
-                    raw_width: Some(64),
-                    raw_height: Some(48),
+                    raw_width,
+                    raw_height,
                     ..Import::default()
                 };
                 let ctx = StageContext {

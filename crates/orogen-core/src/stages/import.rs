@@ -5,7 +5,7 @@
 
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
-use crate::io::height_files::{ImportFormat, read_heightmap_file};
+use crate::io::height_files::{ByteOrder, ImportFormat, read_heightmap_file};
 use crate::io::sidecar::find_sidecar;
 use crate::params::{ParamVisitor, Params, Span, visit_choice};
 use serde::{Deserialize, Serialize};
@@ -78,7 +78,7 @@ impl Params for Import {
         v.toggle(
             "use_sidecar",
             &mut self.use_sidecar,
-            "Use the height range (16-bit files) and row order from an orogen heightmap.json beside the file.",
+            "Use the height range (16-bit files), the row order and a RAW file's byte order and size from an orogen heightmap.json beside the file.",
         );
     }
 }
@@ -108,12 +108,32 @@ impl Import {
                 ));
             }
         };
-        let imported = read_heightmap_file(&path, self.format, raw_size)
+        let sidecar = if self.use_sidecar {
+            find_sidecar(&path)
+        } else {
+            None
+        };
+        // A RAW file says nothing of itself: an orogen sidecar beside it
+        // gives its byte order and (when the bytes fit) its size.
+        let (mut format, mut raw_size) = (self.format, raw_size);
+        if let Some(sidecar) = &sidecar
+            && is_raw16(&path, format)
+        {
+            if format == ImportFormat::Auto && sidecar.byte_order == ByteOrder::Be {
+                format = ImportFormat::Raw16Be;
+            }
+            let sidecar_bytes = (sidecar.width * sidecar.height * 2) as u64;
+            if raw_size.is_none()
+                && std::fs::metadata(&path).is_ok_and(|m| m.len() == sidecar_bytes)
+            {
+                raw_size = Some((sidecar.width, sidecar.height));
+            }
+        }
+        let imported = read_heightmap_file(&path, format, raw_size)
             .map_err(|e| StageError(format!("import: {e}")))?;
         let (width, height) = (imported.width, imported.height);
         let (mut range, mut flip) = (self.heights, false);
-        if self.use_sidecar
-            && let Some(sidecar) = find_sidecar(&path)
+        if let Some(sidecar) = sidecar
             && sidecar.width == width
             && sidecar.height == height
         {
@@ -143,6 +163,18 @@ impl Import {
         let map = Heightmap::from_vec(width, height, data)
             .ok_or_else(|| StageError("import: empty image".into()))?;
         Ok((map, imported.warnings))
+    }
+}
+
+/// Whether `format` reads `path` as RAW16 samples.
+fn is_raw16(path: &std::path::Path, format: ImportFormat) -> bool {
+    match format {
+        ImportFormat::Raw16Le | ImportFormat::Raw16Be => true,
+        ImportFormat::Auto => path.extension().is_some_and(|ext| {
+            let ext = ext.to_string_lossy().to_ascii_lowercase();
+            ext == "r16" || ext == "raw"
+        }),
+        _ => false,
     }
 }
 
