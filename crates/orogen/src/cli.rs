@@ -65,9 +65,10 @@ pub enum ByteOrderArg {
 
 #[derive(Args, Debug)]
 pub struct GenerateArgs {
-    /// Recipe file (.ron) or shipped preset name.
-    #[arg(long)]
-    pub recipe: String,
+    /// Recipe file (.ron) or shipped preset name; optional with --import
+    /// (then the map is the file's, with the default tiles).
+    #[arg(long, required_unless_present = "import")]
+    pub recipe: Option<String>,
     /// Output folder (created if missing).
     #[arg(long)]
     pub out: PathBuf,
@@ -84,7 +85,8 @@ pub struct GenerateArgs {
     /// Write heightmap rows south-first (Unity's convention for north-up data).
     #[arg(long)]
     pub flip_y: bool,
-    /// Start from an existing heightmap (PNG, RAW16, float EXR or TIFF); sets the size unless --size is given.
+    /// Start from an existing heightmap (PNG, RAW16, float EXR or TIFF); sets the size unless --size is
+    /// given. The recipe's stages then work on it; any that would replace it are switched off.
     #[arg(long)]
     pub import: Option<PathBuf>,
     /// Fixed height range mapped to 0..65535, as MIN:MAX (default: the map's own range).
@@ -244,7 +246,10 @@ pub fn tiles_command(args: &TilesArgs) -> Result<(), String> {
 /// Runs `orogen generate`: the core's load → run → export flow, with
 /// the command line's overrides and progress.
 pub fn generate(args: &GenerateArgs) -> Result<(), String> {
-    let (mut recipe, base_dir) = load_recipe(&args.recipe)?;
+    let (mut recipe, base_dir) = match &args.recipe {
+        Some(name) => load_recipe(name)?,
+        None => (Recipe::default(), None),
+    };
     if let Some(seed) = args.seed {
         recipe.seed = seed;
     }

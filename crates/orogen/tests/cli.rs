@@ -138,6 +138,47 @@ fn import_starts_from_an_existing_heightmap() {
             == std::fs::read(second.join("heightmap.r16")).unwrap(),
         "re-exporting an imported heightmap must give the same samples"
     );
+
+    // Without a recipe: the file alone, the same samples again.
+    let bare = dir.path().join("bare");
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--import",
+        first.join("heightmap.png").to_str().unwrap(),
+        "--out",
+        bare.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        std::fs::read(first.join("heightmap.r16")).unwrap(),
+        std::fs::read(bare.join("heightmap.r16")).unwrap()
+    );
+
+    // A preset whose first stage replaces the map: that stage is switched
+    // off (and said so), so the import shows through its other stages.
+    let flat = dir.path().join("flat.r16");
+    std::fs::write(&flat, vec![0u8; 33 * 33 * 2]).unwrap();
+    let over = |file: &std::path::Path, name: &str| {
+        let out = dir.path().join(name);
+        let (ok, _, stderr) = run(&[
+            "generate",
+            "--recipe",
+            "default",
+            "--import",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(ok, "{stderr}");
+        (std::fs::read(out.join("heightmap.r16")).unwrap(), stderr)
+    };
+    let (from_export, stderr) = over(&first.join("heightmap.png"), "over-export");
+    assert!(
+        stderr.contains("stage 0 (diamond-square) would replace the imported map"),
+        "{stderr}"
+    );
+    let (from_flat, _) = over(&flat, "over-flat");
+    assert_ne!(from_export, from_flat, "the imported map must matter");
 }
 
 #[test]

@@ -51,8 +51,10 @@ pub fn load_recipe_at(
 /// Makes `recipe` start from the heightmap in `file` (PNG, RAW16, float
 /// OpenEXR or TIFF; float files give their true heights): an
 /// import stage goes first and the map takes the file's size. The file is
-/// read once here, so a bad file is refused before anything runs. Returns
-/// the reader's warnings (8-bit precision, say), each naming the file.
+/// read once here, so a bad file is refused before anything runs. Stages
+/// that would overwrite the imported map (a Replace layer) are switched
+/// off. Returns the reader's warnings (8-bit precision, say), each naming
+/// the file, and one per stage switched off.
 pub fn start_from_file(recipe: &mut Recipe, file: &Path) -> Result<Vec<String>, String> {
     let imported = read_heightmap_file(file, ImportFormat::Auto, None)
         .map_err(|e| format!("--import: {e}"))?;
@@ -68,6 +70,18 @@ pub fn start_from_file(recipe: &mut Recipe, file: &Path) -> Result<Vec<String>, 
         path: absolute.to_string_lossy().into_owned(),
         ..Import::default()
     };
+    // A stage that overwrites the map would throw the file away: it is
+    // switched off (and stays in the recipe, visibly off).
+    let mut warnings: Vec<String> = warnings;
+    for (index, entry) in recipe.stages.iter_mut().enumerate() {
+        if entry.enabled && entry.stage.op().discards_input() {
+            entry.enabled = false;
+            warnings.push(format!(
+                "--import: stage {index} ({}) would replace the imported map; it is switched off",
+                entry.stage.kind()
+            ));
+        }
+    }
     recipe
         .stages
         .insert(0, StageEntry::new(Stage::Import(stage)));

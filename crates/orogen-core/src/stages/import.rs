@@ -179,6 +179,10 @@ fn is_raw16(path: &std::path::Path, format: ImportFormat) -> bool {
 }
 
 impl StageOp for Import {
+    fn discards_input(&self) -> bool {
+        true
+    }
+
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let (imported, _) = self.load(ctx)?;
         *map = imported.resized(map.width(), map.height());

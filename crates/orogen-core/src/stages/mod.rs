@@ -97,6 +97,12 @@ pub trait StageOp: Params {
     fn keeps_finite(&self) -> bool {
         false
     }
+
+    /// Whether the stage overwrites the map without reading it (a layer
+    /// combined by Replace, an import): what came before is lost.
+    fn discards_input(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! stage_catalogue {

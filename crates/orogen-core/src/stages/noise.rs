@@ -156,6 +156,10 @@ impl NoiseStage {
 }
 
 impl StageOp for NoiseStage {
+    fn discards_input(&self) -> bool {
+        self.combine == Combine::Replace
+    }
+
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let width = map.width();
         // Cycles across the world's longer side, whose far edge is cell

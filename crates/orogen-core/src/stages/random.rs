@@ -46,6 +46,10 @@ impl Params for RandomValues {
 }
 
 impl StageOp for RandomValues {
+    fn discards_input(&self) -> bool {
+        self.combine == Combine::Replace
+    }
+
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let width = map.width();
         let (low, high) = (self.values.min, self.values.max);

@@ -539,6 +539,10 @@ fn fill_between_lattice(grid: &mut [f32], n: usize, step: usize) {
 }
 
 impl StageOp for DiamondSquare {
+    fn discards_input(&self) -> bool {
+        self.combine == Combine::Replace
+    }
+
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let (w, h) = (map.width(), map.height());
         let side = lattice_side(w.max(h));
