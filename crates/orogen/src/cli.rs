@@ -76,8 +76,8 @@ pub struct GenerateArgs {
     /// preset such as unity-1025, unreal-2017. The landscape stays the same; more cells add detail.
     #[arg(long)]
     pub size: Option<String>,
-    /// Override the recipe's seed.
-    #[arg(long)]
+    /// Override the recipe's seed (0 to 2^64-1).
+    #[arg(long, allow_hyphen_values = true)]
     pub seed: Option<u64>,
     /// Byte order of heightmap.r16 [default: le].
     #[arg(long, value_enum)]

@@ -43,9 +43,68 @@ fn exit_cleanly_on_ctrl_c() {
     }
 }
 
+/// A command-line mistake as one line, like every other error: clap's
+/// message and its hints, without the usage block.
+fn one_line(rendered: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut in_usage = false;
+    for line in rendered.lines().map(str::trim) {
+        if line.starts_with("Usage:") {
+            in_usage = true;
+            continue;
+        }
+        if line.is_empty() {
+            in_usage = false;
+            continue;
+        }
+        if in_usage || line.starts_with("For more information") {
+            continue;
+        }
+        let part = line.strip_prefix("error: ").unwrap_or(line);
+        // "… not provided:" + "--recipe <RECIPE>", "… 'x'" + "[possible values: …]"
+        let joiner = match parts.last() {
+            None => "",
+            Some(previous) if previous.ends_with(':') || part.starts_with('[') => " ",
+            Some(_) => "; ",
+        };
+        parts.push(format!("{joiner}{part}"));
+    }
+    format!(
+        "error: {} (orogen --help lists the options)",
+        parts.concat()
+    )
+}
+
+/// Output piped into `head` and the like: end quietly when the reader
+/// goes, as Unix tools do, instead of panicking on the broken pipe.
+fn die_quietly_on_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal before any thread
+    // starts; no handler runs Rust code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     orogen_core::memory::keep_freed_memory();
-    let cli = Cli::parse();
+    die_quietly_on_broken_pipe();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                e.exit();
+            }
+            eprintln!("{}", one_line(&e.render().to_string()));
+            return ExitCode::from(2);
+        }
+    };
     // Only the commands that write files get the handler; the viewer keeps
     // its own handling of Ctrl+C and window close.
     if matches!(cli.command, Some(Command::Generate(_) | Command::Tiles(_))) {

@@ -271,6 +271,20 @@ fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
         &out,
         "cannot read recipe",
     );
+    // Mistakes the option parser catches are one line too.
+    let generate = |extra: &[&'static str]| {
+        let mut args = vec!["generate", "--recipe", "default", "--out", o];
+        args.extend_from_slice(extra);
+        args
+    };
+    assert_refused(
+        &generate(&["--byte-order", "middle"]),
+        &out,
+        "possible values: le, be",
+    );
+    assert_refused(&generate(&["--seed", "-1"]), &out, "--seed");
+    assert_refused(&generate(&["--no-such-flag"]), &out, "--no-such-flag");
+    assert_refused(&["generate", "--out", o], &out, "--recipe");
     // Camera placements are refused before the viewer opens a window.
     let look = |from: &'static str, at: Option<&'static str>| {
         let mut args = vec!["view", "--look-from", from];
@@ -551,4 +565,22 @@ fn view_without_a_graphics_driver_says_so_in_one_line() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "one line expected: {stderr}");
     assert!(stderr.contains("no graphics adapter found"), "{stderr}");
+}
+
+/// Output piped into a reader that stops early ends the process quietly
+/// (SIGPIPE), not with a panic and a backtrace.
+#[test]
+fn a_closed_pipe_ends_output_without_a_panic() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_orogen"))
+        .args(["presets", "show", "default"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the orogen binary runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("it ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
 }
