@@ -266,6 +266,24 @@ pub fn write_all_atomic(files: &[(PathBuf, &[u8])]) -> io::Result<()> {
 /// in order, once every copy was written; if any was not, removes them all
 /// and replaces nothing.
 pub fn commit_temp_files(paths: &[PathBuf], temps: Vec<io::Result<PathBuf>>) -> io::Result<()> {
+    // A folder where a file goes would stop the renames halfway, after
+    // some files were replaced: refuse before the first.
+    let blocked = paths
+        .iter()
+        .find(|path| fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()));
+    let temps = match blocked {
+        Some(path) => {
+            let mut temps = temps;
+            temps.push(Err(io::Error::other(format!(
+                "cannot write {}: a folder of that name is in the way",
+                path.display()
+            ))));
+            // The folder's error, not a file's, when both failed.
+            temps.rotate_right(1);
+            temps
+        }
+        None => temps,
+    };
     if temps.iter().any(Result::is_err) {
         let mut first_error = None;
         for temp in temps {
@@ -433,6 +451,24 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"second");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_folder_in_the_way_replaces_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.r16"), dir.path().join("b.png"));
+        fs::write(&a, b"old").unwrap();
+        fs::create_dir(&b).unwrap();
+        let temps = vec![write_temp_file(&a, b"new"), write_temp_file(&b, b"new")];
+        let error = commit_temp_files(&[a.clone(), b.clone()], temps).unwrap_err();
+        assert!(error.to_string().contains("folder"), "{error}");
+        assert_eq!(fs::read(&a).unwrap(), b"old", "nothing replaced");
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.r16", "b.png"], "no temporary file left");
     }
 
     #[test]
