@@ -1,5 +1,7 @@
 use orogen_core::Heightmap;
-use orogen_core::flow::{ExportRequest, add_sidecar, export_map, heightmap_bundle};
+use orogen_core::flow::{
+    ExportRequest, add_sidecar, clipping_warning, export_map, heightmap_bundle,
+};
 use orogen_core::io::engine_sizes::named_size;
 use orogen_core::io::float_files::{decode_exr, decode_tiff, encode_exr, encode_tiff_f32};
 use orogen_core::io::height_files::*;
@@ -472,4 +474,21 @@ fn bad_float_files_are_refused_with_one_line() {
     std::fs::write(&path, &exr).unwrap();
     let read = read_heightmap_file(&path, ImportFormat::Auto, None).unwrap();
     assert_eq!(read.heights, Some(vec![1.0, 2.0, 3.0, 4.0]));
+}
+
+#[test]
+fn a_fixed_range_narrower_than_the_map_says_how_much_it_clips() {
+    let mut rng = stage_rng(5, 0);
+    let data: Vec<f32> = (0..40 * 30)
+        .map(|_| orogen_core::rng::range_f32(&mut rng, 0.0, 150.0))
+        .collect();
+    let naive = data
+        .iter()
+        .filter(|&&v| !(50.0..=100.0).contains(&v))
+        .count();
+    let map = Heightmap::from_vec(40, 30, data).unwrap();
+    let warning = clipping_warning(&map, Span::new(50.0, 100.0)).expect("clips");
+    let share = format!("{:.1}%", naive as f64 / 1200.0 * 100.0);
+    assert!(warning.contains(&share), "{warning} should say {share}");
+    assert_eq!(clipping_warning(&map, Span::new(-1.0, 151.0)), None);
 }

@@ -241,6 +241,26 @@ enum Encoded {
     Writing(WritingFile),
 }
 
+/// A fixed height range narrower than the map flattens what lies
+/// outside it to 0 or 65535 in the 16-bit files: say how much.
+pub fn clipping_warning(map: &Heightmap, fixed: Span) -> Option<String> {
+    let (low, high) = map.range();
+    if low >= fixed.min && high <= fixed.max {
+        return None;
+    }
+    let clipped = map
+        .data()
+        .iter()
+        .filter(|&&v| v < fixed.min || v > fixed.max)
+        .count();
+    let share = clipped as f64 / map.data().len().max(1) as f64 * 100.0;
+    Some(format!(
+        "height range {}..{} clips {share:.1}% of the cells (the map spans {low:.3}..{high:.3}); \
+         the 16-bit files hold them at the range's ends, float files keep them",
+        fixed.min, fixed.max
+    ))
+}
+
 /// Exports `map`, generated from `recipe`, into `dir` (created if
 /// missing). Tile images resolve against `base_dir`. Nothing is written
 /// unless every file could be built and written: the files replace their
@@ -257,7 +277,11 @@ pub fn export_map(
     let start = Instant::now();
     let (mut bundle, range) = heightmap_bundle_into(map, recipe, opts, request.formats, Some(dir))?;
     timings.push(("heightmap", millis_since(start)));
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = opts
+        .height_range
+        .and_then(|fixed| clipping_warning(map, fixed))
+        .into_iter()
+        .collect();
     let mut tiles_json = None;
     if let Some((width, height)) = request.texture {
         let start = Instant::now();

@@ -14,6 +14,7 @@ mod export;
 mod load;
 
 pub use export::{
-    ExportReport, ExportRequest, SidecarExtras, add_sidecar, export_map, heightmap_bundle,
+    ExportReport, ExportRequest, SidecarExtras, add_sidecar, clipping_warning, export_map,
+    heightmap_bundle,
 };
 pub use load::{check_runnable, load_recipe, load_recipe_at, start_from_file};
