@@ -353,6 +353,14 @@ impl Recipe {
         map * (enabled + 4)
     }
 
+    /// Rough peak memory of a `width × height` splat texture export with
+    /// `tiles` tiles on top of the map: the colour texture, the RGBA weight
+    /// map, one weight map per tile and working rows (about 16 bytes a
+    /// texel with 4 tiles, measured at 2048² and 4096²).
+    pub fn estimated_texture_bytes(width: usize, height: usize, tiles: usize) -> u64 {
+        (width * height) as u64 * (12 + tiles as u64)
+    }
+
     /// Refuses recipes whose estimated peak exceeds `limit` bytes.
     pub fn check_memory(&self, limit: u64) -> Result<(), RecipeError> {
         let need = self.estimated_peak_bytes();

@@ -283,6 +283,20 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         .unwrap_or_else(default_memory_limit);
     check_runnable(&mut recipe, limit, "raise it with --memory-limit")?;
     let request = export_request(args, &recipe, engine)?;
+    if let Some((tw, th)) = request.texture {
+        let need = recipe.estimated_peak_bytes()
+            + Recipe::estimated_texture_bytes(tw, th, recipe.tiles.tiles.len());
+        if need > limit {
+            return Err(format!(
+                "a {tw}x{th} texture on the {}x{} map needs about {} MiB, over the limit of {} MiB \
+                 (raise it with --memory-limit or choose a smaller --texture)",
+                recipe.width,
+                recipe.height,
+                need >> 20,
+                limit >> 20
+            ));
+        }
+    }
 
     let progress = progress_bar(recipe.stages.len() as u64);
     let mut on_stage = |i: usize, _n: usize| {

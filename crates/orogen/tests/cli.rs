@@ -284,6 +284,19 @@ fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
     );
     assert_refused(&generate(&["--seed", "-1"]), &out, "--seed");
     assert_refused(&generate(&["--no-such-flag"]), &out, "--no-such-flag");
+    // The texture counts against the memory limit too.
+    assert_refused(
+        &generate(&[
+            "--size",
+            "129",
+            "--texture",
+            "4096",
+            "--memory-limit",
+            "100",
+        ]),
+        &out,
+        "a 4096x4096 texture",
+    );
     assert_refused(&["generate", "--out", o], &out, "--recipe");
     // Camera placements are refused before the viewer opens a window.
     let look = |from: &'static str, at: Option<&'static str>| {
