@@ -597,3 +597,36 @@ fn a_closed_pipe_ends_output_without_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_ne!(out.status.code(), Some(101), "{stderr}");
 }
+
+/// Re-exporting into a folder that holds a larger earlier export names
+/// the earlier files left behind (they no longer match the map).
+#[test]
+fn a_re_export_names_the_earlier_files_it_did_not_replace() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    let base = [
+        "generate", "--recipe", "default", "--size", "65", "--out", o,
+    ];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let (ok, _, stderr) = run(&args);
+        assert!(ok, "{stderr}");
+        stderr
+    };
+    let first = with(&["--formats", "r16,png,exr", "--texture", "64"]);
+    assert!(!first.contains("earlier export"), "{first}");
+    let second = with(&[]);
+    let line = second
+        .lines()
+        .find(|l| l.contains("earlier export"))
+        .unwrap_or_else(|| panic!("no note of the earlier files: {second}"));
+    for name in ["heightmap.exr", "texture.png"] {
+        assert!(line.contains(name), "{line}");
+    }
+    assert!(!line.contains("heightmap.r16"), "{line}");
+    // The sidecar now lists only this export's files: no note again.
+    let third = with(&[]);
+    assert!(!third.contains("earlier export"), "{third}");
+}
