@@ -630,3 +630,43 @@ fn a_re_export_names_the_earlier_files_it_did_not_replace() {
     let third = with(&[]);
     assert!(!third.contains("earlier export"), "{third}");
 }
+
+/// `--out` naming a file, and an import stage with only its path.
+#[test]
+fn an_output_path_that_is_a_file_is_refused_and_import_needs_only_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("afile");
+    std::fs::write(&file, b"keep").unwrap();
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--recipe",
+        "default",
+        "--size",
+        "33",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("is a file"), "{stderr}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"keep");
+
+    let recipe = dir.path().join("import.ron");
+    std::fs::write(
+        &recipe,
+        "(size: (width: 9, height: 9), extent: (x: 8, y: 8), seed: 1, \
+         stages: [(enabled: true, stage: Import(path: \"missing.png\"))])",
+    )
+    .unwrap();
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--recipe",
+        recipe.to_str().unwrap(),
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    // The recipe parses; the run names the missing file once.
+    assert!(stderr.contains("stage 0 (import): cannot read"), "{stderr}");
+    assert!(!stderr.contains("import: import"), "{stderr}");
+}

@@ -83,6 +83,12 @@ impl Drop for ExportBundle {
 /// temporary files that killed orogen processes left in it.
 pub fn prepare_dir(dir: &Path) -> Result<bool, String> {
     let created = !dir.exists();
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "output folder {} is a file; give a folder (it is created if missing)",
+            dir.display()
+        ));
+    }
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
     // Best effort: leftovers that cannot be listed or removed do not

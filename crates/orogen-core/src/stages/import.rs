@@ -11,9 +11,10 @@ use crate::params::{ParamVisitor, Params, Span, visit_choice};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// Import stage: a heightmap file, resized to the recipe's map.
+/// Import stage: a heightmap file, resized to the recipe's map. In a
+/// recipe file only `path` is needed; the rest defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct Import {
     /// File path; relative paths are resolved against the recipe's folder.
     pub path: String,
@@ -96,7 +97,7 @@ impl Import {
     /// Reads the file as a map at its own size, plus warnings.
     pub fn load(&self, ctx: &StageContext) -> Result<(Heightmap, Vec<String>), StageError> {
         if self.path.trim().is_empty() {
-            return Err(StageError("import: no file chosen".into()));
+            return Err(StageError("no file chosen".into()));
         }
         let path = self.resolved_path(ctx);
         let raw_size = match (self.raw_width, self.raw_height) {
@@ -104,7 +105,7 @@ impl Import {
             (None, None) => None,
             _ => {
                 return Err(StageError(
-                    "import: give both raw_width and raw_height, or neither".into(),
+                    "give both raw_width and raw_height, or neither".into(),
                 ));
             }
         };
@@ -129,8 +130,8 @@ impl Import {
                 raw_size = Some((sidecar.width, sidecar.height));
             }
         }
-        let imported = read_heightmap_file(&path, format, raw_size)
-            .map_err(|e| StageError(format!("import: {e}")))?;
+        let imported =
+            read_heightmap_file(&path, format, raw_size).map_err(|e| StageError(e.to_string()))?;
         let (width, height) = (imported.width, imported.height);
         let (mut range, mut flip) = (self.heights, false);
         if let Some(sidecar) = sidecar
@@ -161,7 +162,7 @@ impl Import {
             data = rows.concat();
         }
         let map = Heightmap::from_vec(width, height, data)
-            .ok_or_else(|| StageError("import: empty image".into()))?;
+            .ok_or_else(|| StageError("empty image".into()))?;
         Ok((map, imported.warnings))
     }
 }
