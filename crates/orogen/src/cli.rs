@@ -1,7 +1,9 @@
 //! The `orogen` command line.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use orogen_core::flow::{ExportRequest, check_runnable, export_map, load_recipe, start_from_file};
+use orogen_core::flow::{
+    ExportRequest, check_runnable, export_map, load_recipe, preset_shadows_file, start_from_file,
+};
 use orogen_core::io::bundle::ExportBundle;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES, named_size};
 use orogen_core::io::engines::{Engine, ImportSettings};
@@ -22,7 +24,8 @@ use std::time::Instant;
     name = "orogen",
     version,
     about = "Terrain workbench: heightmap algorithms, splat textures, live 3D viewer, engine exports.",
-    long_about = "Run without a command to open the 3D viewer."
+    long_about = "Terrain workbench: heightmap algorithms, splat textures, live 3D viewer, engine \
+                  exports.\n\nRun without a command to open the 3D viewer."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -247,7 +250,12 @@ pub fn tiles_command(args: &TilesArgs) -> Result<(), String> {
 /// the command line's overrides and progress.
 pub fn generate(args: &GenerateArgs) -> Result<(), String> {
     let (mut recipe, base_dir) = match &args.recipe {
-        Some(name) => load_recipe(name)?,
+        Some(name) => {
+            if let Some(note) = preset_shadows_file(name) {
+                eprintln!("note: {note}");
+            }
+            load_recipe(name)?
+        }
         None => (Recipe::default(), None),
     };
     if let Some(seed) = args.seed {

@@ -670,3 +670,21 @@ fn an_output_path_that_is_a_file_is_refused_and_import_needs_only_a_path() {
     assert!(stderr.contains("stage 0 (import): cannot read"), "{stderr}");
     assert!(!stderr.contains("import: import"), "{stderr}");
 }
+
+/// A file named like a preset: the preset is used, and a note says how to
+/// read the file instead.
+#[test]
+fn a_file_named_like_a_preset_gets_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("default"), "()").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_orogen"))
+        .current_dir(dir.path())
+        .args([
+            "generate", "--recipe", "default", "--size", "33", "--out", "o",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("give ./default to read it"), "{stderr}");
+}

@@ -7,6 +7,14 @@ use crate::recipe::{Recipe, RecipeError, StageEntry};
 use crate::stages::{Import, Stage};
 use std::path::{Path, PathBuf};
 
+/// When `name` is a shipped preset and also a file here, the preset wins:
+/// a note says so, and how to read the file instead.
+pub fn preset_shadows_file(name: &str) -> Option<String> {
+    (presets::text(name).is_some() && Path::new(name).is_file()).then(|| {
+        format!("'{name}' is a shipped preset; the file of that name is not read (give ./{name} to read it)")
+    })
+}
+
 /// Loads a recipe from a shipped preset's name or a `.ron` file. Returns
 /// it with the folder its relative paths (imports, tile images) resolve
 /// against: the file's folder, or `None` for a preset.

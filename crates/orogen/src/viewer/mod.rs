@@ -77,6 +77,9 @@ impl Plugin for ViewerPlugin {
 fn initial_recipe(args: &ViewOptions) -> Result<(Recipe, RecipeSource), String> {
     match &args.recipe {
         Some(name) => {
+            if let Some(note) = orogen_core::flow::preset_shadows_file(name) {
+                eprintln!("note: {note}");
+            }
             let (recipe, base_dir) = load_recipe(name)?;
             if let Some(note) = recipe.conversion_note() {
                 eprintln!("note: {name}: {note}");
