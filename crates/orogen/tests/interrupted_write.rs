@@ -215,3 +215,30 @@ fn ctrl_c_during_an_export_removes_its_temps_and_exits_130() {
         "Ctrl+C must remove the export's temporary files"
     );
 }
+
+/// Ctrl+C while an export writes into a folder it created: the folder
+/// goes with the temporary files (no empty folder is left behind).
+#[test]
+fn ctrl_c_removes_the_folder_the_export_created() {
+    let dir = tempfile::tempdir().unwrap();
+    for attempt in 0..ATTEMPTS {
+        let out = dir.path().join(format!("fresh-{attempt}"));
+        let Some(child) = start_and_catch_a_write(&out, Stdio::piped()) else {
+            continue;
+        };
+        let pid = libc::pid_t::try_from(child.id()).unwrap();
+        // SAFETY: signals our own child, which has not been waited for, so
+        // its pid cannot have been reused.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // Landed after the renames began (final files exist): try again.
+        if output.status.success() || (out.exists() && !final_files(&out, "r16").is_empty()) {
+            continue;
+        }
+        assert_eq!(output.status.code(), Some(130), "{stderr}");
+        assert!(!out.exists(), "the created folder must go: {stderr}");
+        return;
+    }
+    panic!("no Ctrl+C caught a write in progress");
+}

@@ -29,6 +29,9 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Temporary files this process has created and not yet renamed or removed.
 struct LiveTemps {
     paths: Vec<PathBuf>,
+    /// Output folders this process created: an interrupted export removes
+    /// them again when its cleanup leaves them empty.
+    created_dirs: Vec<PathBuf>,
     /// Set by [`remove_live_temp_files`]: from then on no temporary file may
     /// be created, so a write racing the cleanup cannot leave one behind.
     closed: bool,
@@ -36,6 +39,7 @@ struct LiveTemps {
 
 static LIVE_TEMPS: Mutex<LiveTemps> = Mutex::new(LiveTemps {
     paths: Vec::new(),
+    created_dirs: Vec::new(),
     closed: false,
 });
 
@@ -71,6 +75,12 @@ fn create_registered(temp: &Path) -> io::Result<fs::File> {
     Ok(file)
 }
 
+/// Notes a folder this process created for an export; see
+/// [`remove_live_temp_files`].
+pub fn register_created_dir(dir: &Path) {
+    live_temps().created_dirs.push(dir.to_path_buf());
+}
+
 fn unregister(temp: &Path) {
     let mut live = live_temps();
     if let Some(i) = live.paths.iter().position(|p| p == temp) {
@@ -82,7 +92,9 @@ fn unregister(temp: &Path) {
 /// create new ones from then on: every later [`write_atomic`] fails with
 /// [`io::ErrorKind::Interrupted`]. Meant to be called once, just before
 /// the process exits on Ctrl+C; final files already renamed into place
-/// are left alone (each is whole). Returns how many files were removed.
+/// are left alone (each is whole), and folders this process created are
+/// removed when that leaves them empty. Returns how many files were
+/// removed.
 ///
 /// The core installs no signal handler. This function takes a lock and
 /// removes files, so it is not async-signal-safe: call it from an ordinary
@@ -96,6 +108,10 @@ pub fn remove_live_temp_files() -> usize {
         if fs::remove_file(&path).is_ok() {
             removed += 1;
         }
+    }
+    // Fails, as it should, on a folder that holds anything.
+    for dir in live.created_dirs.drain(..).rev() {
+        let _ = fs::remove_dir(&dir);
     }
     removed
 }

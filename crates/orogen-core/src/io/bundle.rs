@@ -91,6 +91,9 @@ pub fn prepare_dir(dir: &Path) -> Result<bool, String> {
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+    if created {
+        crate::io::atomic::register_created_dir(dir);
+    }
     // Best effort: leftovers that cannot be listed or removed do not
     // stop the export, whose own files do not depend on them.
     let _ = remove_stale_temp_files(dir);
