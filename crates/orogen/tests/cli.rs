@@ -120,6 +120,16 @@ fn import_starts_from_an_existing_heightmap() {
         "(width: 8, height: 8, seed: 1, cell_size: 1.0, stages: [])",
     )
     .unwrap();
+    let flat = dir.path().join("flat-out");
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--recipe",
+        recipe.to_str().unwrap(),
+        "--out",
+        flat.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stderr.contains("the map is flat"), "{stderr}");
     let second = dir.path().join("second");
     let (ok, _, stderr) = run(&[
         "generate",

@@ -282,6 +282,12 @@ pub fn export_map(
         .and_then(|fixed| clipping_warning(map, fixed))
         .into_iter()
         .collect();
+    let (low, high) = map.range();
+    if low == high {
+        warnings.push(format!(
+            "the map is flat (every height is {low}): no stage shaped it; check the recipe's stages"
+        ));
+    }
     let mut tiles_json = None;
     if let Some((width, height)) = request.texture {
         let start = Instant::now();
