@@ -492,3 +492,28 @@ fn a_fixed_range_narrower_than_the_map_says_how_much_it_clips() {
     assert!(warning.contains(&share), "{warning} should say {share}");
     assert_eq!(clipping_warning(&map, Span::new(-1.0, 151.0)), None);
 }
+
+/// `--import` of a non-square big-endian export: the first read (which
+/// sizes the recipe) takes the sidecar's byte order and size too.
+#[test]
+fn starting_from_a_non_square_big_endian_export_reads_its_sidecar() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = awkward_map(64, 48);
+    let recipe = Recipe {
+        width: 64,
+        height: 48,
+        ..Recipe::default()
+    };
+    let opts = ExportOptions {
+        byte_order: ByteOrder::Be,
+        flip_y: true,
+        height_range: None,
+    };
+    let (mut bundle, range) =
+        heightmap_bundle(&map, &recipe, &opts, HeightFormats::default()).unwrap();
+    add_sidecar(&mut bundle, &map, &recipe, &opts, range, Default::default()).unwrap();
+    bundle.write_to(dir.path()).unwrap();
+    let mut started = Recipe::default();
+    orogen_core::flow::start_from_file(&mut started, &dir.path().join("heightmap.r16")).unwrap();
+    assert_eq!((started.width, started.height), (64, 48));
+}

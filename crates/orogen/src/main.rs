@@ -19,6 +19,13 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 fn exit_cleanly_on_ctrl_c() {
     let installed = ctrlc::set_handler(|| {
         INTERRUPTED.store(true, Ordering::SeqCst);
+        // A closed stderr must fail the note below, not end the process
+        // (SIGPIPE) before it exits with 130.
+        #[cfg(unix)]
+        // SAFETY: sets a signal's action to ignore; no handler runs.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        }
         let removed = orogen_core::io::atomic::remove_live_temp_files();
         // On a terminal the progress bar holds the current line.
         let newline = if std::io::stderr().is_terminal() {
@@ -48,6 +55,8 @@ fn exit_cleanly_on_ctrl_c() {
 fn one_line(rendered: &str) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut in_usage = false;
+    // clap names the help that fits ('orogen generate --help').
+    let mut hint = "orogen --help".to_string();
     for line in rendered.lines().map(str::trim) {
         if line.starts_with("Usage:") {
             in_usage = true;
@@ -57,7 +66,11 @@ fn one_line(rendered: &str) -> String {
             in_usage = false;
             continue;
         }
-        if in_usage || line.starts_with("For more information") {
+        if let Some(rest) = line.strip_prefix("For more information, try '") {
+            hint = rest.trim_end_matches(['\'', '.']).to_string();
+            continue;
+        }
+        if in_usage {
             continue;
         }
         let part = line.strip_prefix("error: ").unwrap_or(line);
@@ -69,10 +82,17 @@ fn one_line(rendered: &str) -> String {
         };
         parts.push(format!("{joiner}{part}"));
     }
-    format!(
-        "error: {} (orogen --help lists the options)",
-        parts.concat()
-    )
+    if hint == "--help" {
+        // The help of the command that was typed.
+        let command = std::env::args()
+            .nth(1)
+            .filter(|a| ["generate", "view", "presets", "tiles"].contains(&a.as_str()));
+        hint = match command {
+            Some(command) => format!("orogen {command} --help"),
+            None => "orogen --help".into(),
+        };
+    }
+    format!("error: {} (see {hint})", parts.concat())
 }
 
 /// Output piped into `head` and the like: end quietly when the reader

@@ -184,7 +184,7 @@ fn import_starts_from_an_existing_heightmap() {
     };
     let (from_export, stderr) = over(&first.join("heightmap.png"), "over-export");
     assert!(
-        stderr.contains("stage 0 (diamond-square) would replace the imported map"),
+        stderr.contains("stage 1 (diamond-square) would replace the imported map"),
         "{stderr}"
     );
     let (from_flat, _) = over(&flat, "over-flat");

@@ -254,9 +254,14 @@ pub fn clipping_warning(map: &Heightmap, fixed: Span) -> Option<String> {
         .filter(|&&v| v < fixed.min || v > fixed.max)
         .count();
     let share = clipped as f64 / map.data().len().max(1) as f64 * 100.0;
+    let amount = if share < 0.1 {
+        format!("{clipped} cells (under 0.1%)")
+    } else {
+        format!("{share:.1}% of the cells")
+    };
     Some(format!(
-        "height range {}..{} clips {share:.1}% of the cells (the map spans {low:.3}..{high:.3}); \
-         the 16-bit files hold them at the range's ends, float files keep them",
+        "height range {}..{} clips {amount} (the map spans {low:.3}..{high:.3}); \
+         16-bit height files hold them at the range's ends, float files keep them",
         fixed.min, fixed.max
     ))
 }

@@ -1,10 +1,10 @@
 //! The flow's first half: a recipe from a preset or a file, an optional
 //! imported start, and the checks that refuse it before any work is done.
 
-use crate::io::height_files::{ImportFormat, read_heightmap_file};
 use crate::presets;
 use crate::recipe::{Recipe, RecipeError, StageEntry};
-use crate::stages::{Import, Stage};
+use crate::rng::stage_rng;
+use crate::stages::{Import, Stage, StageContext};
 use std::path::{Path, PathBuf};
 
 /// When `name` is a shipped preset and also a file here, the preset wins:
@@ -64,13 +64,6 @@ pub fn load_recipe_at(
 /// off. Returns the reader's warnings (8-bit precision, say), each naming
 /// the file, and one per stage switched off.
 pub fn start_from_file(recipe: &mut Recipe, file: &Path) -> Result<Vec<String>, String> {
-    let imported = read_heightmap_file(file, ImportFormat::Auto, None)
-        .map_err(|e| format!("--import: {e}"))?;
-    let warnings = imported
-        .warnings
-        .iter()
-        .map(|w| format!("{}: {w}", file.display()))
-        .collect();
     // The stage re-reads the file when it runs; an absolute path keeps the
     // recipe valid wherever its copy (recipe.ron, the sidecar) is read.
     let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
@@ -78,14 +71,23 @@ pub fn start_from_file(recipe: &mut Recipe, file: &Path) -> Result<Vec<String>, 
         path: absolute.to_string_lossy().into_owned(),
         ..Import::default()
     };
+    // Read as the stage will read it (a sidecar's byte order, RAW size).
+    let (imported, reader_warnings) = stage
+        .load(&StageContext::new(stage_rng(0, 0)))
+        .map_err(|e| format!("--import: {e}"))?;
+    let mut warnings: Vec<String> = reader_warnings
+        .iter()
+        .map(|w| format!("{}: {w}", file.display()))
+        .collect();
     // A stage that overwrites the map would throw the file away: it is
-    // switched off (and stays in the recipe, visibly off).
-    let mut warnings: Vec<String> = warnings;
+    // switched off (and stays in the recipe, visibly off). Numbered as in
+    // the recipe written with the export, the import first.
     for (index, entry) in recipe.stages.iter_mut().enumerate() {
         if entry.enabled && entry.stage.op().discards_input() {
             entry.enabled = false;
             warnings.push(format!(
-                "--import: stage {index} ({}) would replace the imported map; it is switched off",
+                "--import: stage {} ({}) would replace the imported map; it is switched off",
+                index + 1,
                 entry.stage.kind()
             ));
         }
@@ -95,7 +97,7 @@ pub fn start_from_file(recipe: &mut Recipe, file: &Path) -> Result<Vec<String>, 
         .insert(0, StageEntry::new(Stage::Import(stage)));
     // The file's cells become the world's samples at the recipe's cell size.
     let cell = recipe.cell_size();
-    recipe.set_sampling(imported.width as u32, imported.height as u32);
+    recipe.set_sampling(imported.width() as u32, imported.height() as u32);
     recipe.extent = crate::recipe::Extent {
         x: (recipe.width.max(2) - 1) as f32 * cell,
         y: (recipe.height.max(2) - 1) as f32 * cell,

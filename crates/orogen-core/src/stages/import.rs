@@ -117,8 +117,13 @@ impl Import {
         // A RAW file says nothing of itself: an orogen sidecar beside it
         // gives its byte order and (when the bytes fit) its size.
         let (mut format, mut raw_size) = (self.format, raw_size);
+        let listed = |sidecar: &crate::io::sidecar::Sidecar<_>| {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            sidecar.files.iter().any(|f| Some(f) == name.as_ref())
+        };
         if let Some(sidecar) = &sidecar
             && is_raw16(&path, format)
+            && listed(sidecar)
         {
             if format == ImportFormat::Auto && sidecar.byte_order == ByteOrder::Be {
                 format = ImportFormat::Raw16Be;

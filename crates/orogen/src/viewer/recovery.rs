@@ -4,6 +4,12 @@
 //! running viewer. A normal close removes it (the user saved, or chose to
 //! close without saving); a crash leaves it, and the next viewer offers to
 //! restore it.
+//!
+//! Each viewer holds an exclusive lock (`flock`) on a lock file beside its
+//! copy for as long as it runs; the system drops the lock when the process
+//! ends, however it ends. A copy whose lock can be taken is a crashed
+//! viewer's: no pid check, which a reused pid or another machine sharing
+//! the home folder would fool.
 
 use super::state::{EditedRecipe, RecipeSource};
 use super::unsaved::has_unsaved_edits;
@@ -22,7 +28,14 @@ impl Plugin for RecoveryPlugin {
             warn!("no state folder (HOME is unset): unsaved edits are not kept for recovery");
             return;
         };
-        app.insert_resource(Recovery::new(dir, std::process::id()))
+        let recovery = match Recovery::start(dir, &session_name()) {
+            Ok(recovery) => recovery,
+            Err(e) => {
+                warn!("unsaved edits are not kept for recovery: {e}");
+                return;
+            }
+        };
+        app.insert_resource(recovery)
             .add_systems(Startup, offer_stale_copy)
             .add_systems(PostUpdate, forget_on_close)
             .add_systems(Last, keep_copy);
@@ -43,6 +56,7 @@ pub fn state_dir() -> Option<PathBuf> {
 
 const PREFIX: &str = "unsaved-";
 const EXTENSION: &str = ".ron";
+const LOCK_EXTENSION: &str = ".lock";
 const FILE_LINE: &str = "// file: ";
 const BASE_LINE: &str = "// base: ";
 
@@ -56,47 +70,138 @@ pub struct RecoveredRecipe {
     pub recipe: Recipe,
 }
 
+/// A crashed viewer's copy on offer, its lock held meanwhile (so two
+/// viewers starting together do not both offer it).
+#[derive(Debug)]
+pub struct Offer {
+    pub recovered: RecoveredRecipe,
+    lock: Lock,
+}
+
+/// An exclusive lock on a file, released when dropped or when the process
+/// ends.
+#[derive(Debug)]
+struct Lock {
+    path: PathBuf,
+    _file: std::fs::File,
+}
+
+impl Lock {
+    /// Takes the lock on `path` (creating the file) if no one holds it.
+    fn try_take(path: &Path) -> Option<Lock> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .ok()?;
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsRawFd;
+            // SAFETY: flock on a descriptor this function owns.
+            let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if taken != 0 {
+                return None;
+            }
+        }
+        Some(Lock {
+            path: path.to_path_buf(),
+            _file: file,
+        })
+    }
+
+    /// Removes the lock file, then lets the lock go.
+    fn remove(self) {
+        remove_quietly(&self.path);
+    }
+}
+
+/// A name no other viewer has, even with the same pid.
+fn session_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("{}-{nanos}", std::process::id())
+}
+
+fn lock_path_of(copy: &Path) -> PathBuf {
+    copy.with_extension(&LOCK_EXTENSION[1..])
+}
+
 #[derive(Resource, Debug)]
 pub struct Recovery {
     dir: PathBuf,
     /// This viewer's copy.
     own: PathBuf,
+    /// Held while this viewer runs.
+    own_lock: Option<Lock>,
     /// When the recipe last changed while unsaved and the copy is behind.
     pending_since: Option<Instant>,
     written: bool,
     /// Edits closer together than this are written once.
     pub debounce: Duration,
     /// A copy a crashed viewer left, offered to restore.
-    pub offered: Option<RecoveredRecipe>,
+    pub offered: Option<Offer>,
 }
 
 impl Recovery {
-    pub fn new(dir: PathBuf, pid: u32) -> Recovery {
-        Recovery {
-            own: dir.join(format!("{PREFIX}{pid}{EXTENSION}")),
+    /// Creates the state folder and takes this viewer's lock.
+    pub fn start(dir: PathBuf, session: &str) -> Result<Recovery, String> {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let own = dir.join(format!("{PREFIX}{session}{EXTENSION}"));
+        let own_lock = Lock::try_take(&lock_path_of(&own))
+            .ok_or_else(|| format!("cannot lock {}", lock_path_of(&own).display()))?;
+        Ok(Recovery {
+            own,
+            own_lock: Some(own_lock),
             dir,
             pending_since: None,
             written: false,
             debounce: Duration::from_secs(1),
             offered: None,
+        })
+    }
+
+    /// The answer to the offer. Restored: the copy becomes this viewer's
+    /// own (kept until the edits are saved, so a crash right now loses
+    /// nothing), and further copies wait for a later viewer. Discarded: it
+    /// goes, and the next one is offered.
+    pub fn settle_offer(&mut self, restored: bool) {
+        let Some(offer) = self.offered.take() else {
+            return;
+        };
+        if restored {
+            if std::fs::rename(&offer.recovered.copy, &self.own).is_ok() {
+                self.written = true;
+            }
+        } else {
+            remove_quietly(&offer.recovered.copy);
+        }
+        offer.lock.remove();
+        if !restored {
+            self.offered = newest_stale_copy(&self.dir, &self.own);
         }
     }
 
-    /// The answer to the offer: the copy goes either way (restored into
-    /// the document, or discarded), then the next stale copy is offered.
-    pub fn settle_offer(&mut self) {
-        if let Some(offer) = self.offered.take() {
-            remove_quietly(&offer.copy);
+    /// The normal end: the copy and the lock file go.
+    fn forget(&mut self) {
+        remove_quietly(&self.own);
+        self.written = false;
+        self.pending_since = None;
+        if let Some(lock) = self.own_lock.take() {
+            lock.remove();
         }
-        self.offered = newest_stale_copy(&self.dir, &self.own, pid_is_running);
     }
 }
 
 /// The recovery file's text: where the recipe came from, then the recipe.
+/// Paths are written absolute: the next viewer may start elsewhere.
 pub fn encode(recipe: &Recipe, source: &RecipeSource) -> Result<String, String> {
     let mut text = String::from("// orogen: a recipe with unsaved edits, kept for recovery\n");
     for (line, path) in [(FILE_LINE, &source.file), (BASE_LINE, &source.base_dir)] {
         if let Some(path) = path {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
             text.push_str(&format!("{line}{}\n", path.display()));
         }
     }
@@ -120,43 +225,51 @@ pub fn decode(copy: &Path, text: &str) -> Result<RecoveredRecipe, String> {
     })
 }
 
-/// The pid in a recovery copy's name.
-fn copy_pid(path: &Path) -> Option<u32> {
-    let name = path.file_name()?.to_str()?;
-    name.strip_prefix(PREFIX)?
-        .strip_suffix(EXTENSION)?
-        .parse()
-        .ok()
-}
-
-/// The newest readable copy in `dir` that is not `own` and whose viewer is
-/// not running; unreadable copies are left alone.
-pub fn newest_stale_copy(
-    dir: &Path,
-    own: &Path,
-    running: impl Fn(u32) -> bool,
-) -> Option<RecoveredRecipe> {
-    let mut copies: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
+/// The newest readable copy in `dir` other than `own` whose viewer is
+/// gone (its lock can be taken; the lock is then held by the offer).
+/// Lock files left without a copy are cleared on the way.
+pub fn newest_stale_copy(dir: &Path, own: &Path) -> Option<Offer> {
+    let entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .flatten()
         .map(|entry| entry.path())
-        .filter(|path| path != own)
-        .filter(|path| copy_pid(path).is_some_and(|pid| !running(pid)))
+        .collect();
+    let name_of = |path: &Path| {
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    for lock in entries.iter().filter(|p| {
+        let name = name_of(p);
+        name.starts_with(PREFIX) && name.ends_with(LOCK_EXTENSION)
+    }) {
+        if !lock.with_extension(&EXTENSION[1..]).exists()
+            && let Some(taken) = Lock::try_take(lock)
+        {
+            taken.remove();
+        }
+    }
+    let mut copies: Vec<(std::time::SystemTime, &PathBuf)> = entries
+        .iter()
+        .filter(|path| path.as_path() != own)
+        .filter(|path| {
+            let name = name_of(path);
+            name.starts_with(PREFIX) && name.ends_with(EXTENSION)
+        })
         .filter_map(|path| Some((path.metadata().ok()?.modified().ok()?, path)))
         .collect();
     copies.sort();
     copies.into_iter().rev().find_map(|(_, path)| {
-        let text = std::fs::read_to_string(&path).ok()?;
-        decode(&path, &text)
-            .map_err(|e| warn!("recovery copy not readable: {e}"))
-            .ok()
+        let lock = Lock::try_take(&lock_path_of(path))?;
+        let text = std::fs::read_to_string(path).ok()?;
+        match decode(path, &text) {
+            Ok(recovered) => Some(Offer { recovered, lock }),
+            Err(e) => {
+                warn!("recovery copy not readable: {e}");
+                None
+            }
+        }
     })
-}
-
-/// Whether a process with this pid runs (Linux: its /proc entry; where
-/// there is no /proc, every other copy counts as stale).
-fn pid_is_running(pid: u32) -> bool {
-    Path::new("/proc").join(pid.to_string()).exists()
 }
 
 fn remove_quietly(path: &Path) {
@@ -169,12 +282,15 @@ fn remove_quietly(path: &Path) {
 
 fn offer_stale_copy(mut recovery: ResMut<Recovery>) {
     let own = recovery.own.clone();
-    recovery.offered = newest_stale_copy(&recovery.dir, &own, pid_is_running);
+    recovery.offered = newest_stale_copy(&recovery.dir, &own);
 }
 
 /// Keeps this viewer's copy in step with the recipe while it is unsaved,
 /// and removes it once the recipe is saved (or undone back to saved).
 fn keep_copy(recipe: Res<EditedRecipe>, source: Res<RecipeSource>, mut recovery: ResMut<Recovery>) {
+    if recovery.own_lock.is_none() {
+        return; // closing
+    }
     let unsaved = has_unsaved_edits(&recipe.0, &source);
     if recipe.is_changed() || source.is_changed() {
         if unsaved {
@@ -209,10 +325,8 @@ fn keep_copy(recipe: Res<EditedRecipe>, source: Res<RecipeSource>, mut recovery:
 /// chose not to: the copy goes. (The window is despawned in `Last`, so
 /// this runs before it.)
 fn forget_on_close(closing: Query<(), With<ClosingWindow>>, mut recovery: ResMut<Recovery>) {
-    if !closing.is_empty() && (recovery.written || recovery.pending_since.is_some()) {
-        remove_quietly(&recovery.own);
-        recovery.written = false;
-        recovery.pending_since = None;
+    if !closing.is_empty() && recovery.own_lock.is_some() {
+        recovery.forget();
     }
 }
 
@@ -247,27 +361,65 @@ mod tests {
         assert!(decode(Path::new("x.ron"), "(broken").is_err());
     }
 
+    fn write_copy(dir: &Path, name: &str, seed: u64) -> PathBuf {
+        let path = dir.join(format!("unsaved-{name}.ron"));
+        let text = encode(&recipe(seed), &RecipeSource::default()).expect("encodes");
+        std::fs::write(&path, text).expect("written");
+        std::thread::sleep(Duration::from_millis(20));
+        path
+    }
+
     #[test]
     fn the_newest_copy_of_a_viewer_that_is_gone_is_offered() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let write = |pid: u32, seed: u64| {
-            let path = dir.path().join(format!("unsaved-{pid}.ron"));
-            let text = encode(&recipe(seed), &RecipeSource::default()).expect("encodes");
-            std::fs::write(&path, text).expect("written");
-            std::thread::sleep(Duration::from_millis(20));
-            path
-        };
-        write(10, 1);
-        write(11, 2);
-        let own = write(12, 3);
-        write(13, 4);
-        std::fs::write(dir.path().join("unsaved-14.ron"), "(broken").expect("written");
-        std::fs::write(dir.path().join("notes.ron"), "()").expect("written");
-        // 13 is running, 12 is this viewer, 14 is unreadable: 11 is offered.
-        let offered = newest_stale_copy(dir.path(), &own, |pid| pid == 13).expect("offered");
-        assert_eq!(offered.recipe.seed, 2);
-        assert_eq!(offered.copy, dir.path().join("unsaved-11.ron"));
-        assert!(newest_stale_copy(&dir.path().join("missing"), &own, |_| false).is_none());
+        let d = dir.path();
+        write_copy(d, "10", 1);
+        write_copy(d, "11", 2);
+        let own = write_copy(d, "12", 3);
+        let running = write_copy(d, "13", 4);
+        // A running viewer holds its lock.
+        let _held = Lock::try_take(&lock_path_of(&running)).expect("lock");
+        std::fs::write(d.join("unsaved-14.ron"), "(broken").expect("written");
+        std::fs::write(d.join("notes.ron"), "()").expect("written");
+        std::fs::write(d.join("unsaved-99.lock"), "").expect("written");
+        // 13 runs, 12 is this viewer, 14 is unreadable: 11 is offered.
+        let offer = newest_stale_copy(d, &own).expect("offered");
+        assert_eq!(offer.recovered.recipe.seed, 2);
+        assert_eq!(offer.recovered.copy, d.join("unsaved-11.ron"));
+        assert!(
+            !d.join("unsaved-99.lock").exists(),
+            "a lock without copy goes"
+        );
+        // While offered, its lock is held: another viewer skips it.
+        let second = newest_stale_copy(d, &own).expect("offered");
+        assert_eq!(second.recovered.recipe.seed, 1);
+        assert!(newest_stale_copy(&d.join("missing"), &own).is_none());
+    }
+
+    #[test]
+    fn a_restored_copy_becomes_this_viewers_own_and_others_wait() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let state = dir.path().join("state");
+        let mut recovery = Recovery::start(state.clone(), "now").expect("starts");
+        write_copy(&state, "old-1", 1);
+        write_copy(&state, "old-2", 2);
+        recovery.offered = newest_stale_copy(&state, &recovery.own.clone());
+        assert_eq!(
+            recovery.offered.as_ref().map(|o| o.recovered.recipe.seed),
+            Some(2)
+        );
+        recovery.settle_offer(true);
+        let own = std::fs::read_to_string(&recovery.own).expect("renamed to own");
+        assert_eq!(decode(&recovery.own, &own).expect("decodes").recipe.seed, 2);
+        assert!(recovery.offered.is_none(), "one restore per start");
+        assert!(state.join("unsaved-old-1.ron").exists(), "kept for later");
+
+        // Discarding offers the next.
+        let mut later = Recovery::start(state.clone(), "later").expect("starts");
+        later.offered = newest_stale_copy(&state, &later.own.clone());
+        let before = later.offered.as_ref().map(|o| o.recovered.copy.clone());
+        later.settle_offer(false);
+        assert!(!before.expect("offered").exists(), "discarded");
     }
 
     /// In a headless app: an unsaved edit is copied, saving removes the
@@ -275,7 +427,7 @@ mod tests {
     #[test]
     fn the_copy_follows_unsaved_edits_and_goes_on_save_and_close() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let mut recovery = Recovery::new(dir.path().join("state"), 4242);
+        let mut recovery = Recovery::start(dir.path().join("state"), "4242").expect("starts");
         recovery.debounce = Duration::ZERO;
         let own = recovery.own.clone();
         let mut app = App::new();

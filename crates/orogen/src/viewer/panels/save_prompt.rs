@@ -162,7 +162,7 @@ pub fn show_recovery_offer(
     recovery: &mut Recovery,
     doc: &mut Document,
 ) -> bool {
-    let Some(offer) = recovery.offered.clone() else {
+    let Some(offer) = recovery.offered.as_ref().map(|o| o.recovered.clone()) else {
         return false;
     };
     let mut answered = false;
@@ -197,7 +197,7 @@ pub fn show_recovery_offer(
         });
     });
     if answered {
-        recovery.settle_offer();
+        recovery.settle_offer(restored);
     }
     restored
 }
