@@ -332,15 +332,8 @@ fn forget_on_close(closing: Query<(), With<ClosingWindow>>, mut recovery: ResMut
 
 #[cfg(test)]
 mod tests {
+    use super::super::unsaved::tests::recipe;
     use super::*;
-
-    fn recipe(seed: u64) -> Recipe {
-        let mut recipe = orogen_core::presets::load("default")
-            .expect("the default preset exists")
-            .expect("the default preset loads");
-        recipe.seed = seed;
-        recipe
-    }
 
     #[test]
     fn a_copy_reads_back_as_the_recipe_and_its_source() {

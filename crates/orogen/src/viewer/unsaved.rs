@@ -139,11 +139,12 @@ fn guard_close(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn recipe(seed: u64) -> Recipe {
+    /// The default preset with `seed`: recipes that differ only there.
+    pub(crate) fn recipe(seed: u64) -> Recipe {
         let mut recipe = orogen_core::presets::load("default")
             .expect("the default preset exists")
             .expect("the default preset loads");
