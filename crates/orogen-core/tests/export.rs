@@ -358,7 +358,8 @@ fn start_from_a_float_file_takes_its_size_and_heights() {
             stages: Vec::new(),
             ..Recipe::default()
         };
-        let warnings = orogen_core::flow::start_from_file(&mut recipe, &path).unwrap();
+        let warnings =
+            orogen_core::flow::start_from_file(&mut recipe, &path, Default::default()).unwrap();
         assert!(warnings.is_empty());
         assert_eq!((recipe.width, recipe.height), (9, 5));
         let output = orogen_core::Pipeline::new()
@@ -514,6 +515,11 @@ fn starting_from_a_non_square_big_endian_export_reads_its_sidecar() {
     add_sidecar(&mut bundle, &map, &recipe, &opts, range, Default::default()).unwrap();
     bundle.write_to(dir.path()).unwrap();
     let mut started = Recipe::default();
-    orogen_core::flow::start_from_file(&mut started, &dir.path().join("heightmap.r16")).unwrap();
+    orogen_core::flow::start_from_file(
+        &mut started,
+        &dir.path().join("heightmap.r16"),
+        Default::default(),
+    )
+    .unwrap();
     assert_eq!((started.width, started.height), (64, 48));
 }

@@ -2,7 +2,8 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use orogen_core::flow::{
-    ExportRequest, check_runnable, export_map, load_recipe, preset_shadows_file, start_from_file,
+    ExportRequest, RawLayout, check_runnable, export_map, load_recipe, preset_shadows_file,
+    start_from_file,
 };
 use orogen_core::io::bundle::ExportBundle;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES, named_size};
@@ -92,6 +93,12 @@ pub struct GenerateArgs {
     /// given. The recipe's stages then work on it; any that would replace it are switched off.
     #[arg(long)]
     pub import: Option<PathBuf>,
+    /// Size of a RAW16 --import file that is not square and has no orogen heightmap.json, as WxH.
+    #[arg(long, value_name = "WxH", requires = "import")]
+    pub import_size: Option<String>,
+    /// Byte order of a RAW16 --import file without an orogen heightmap.json [default: le].
+    #[arg(long, value_enum, requires = "import")]
+    pub import_byte_order: Option<ByteOrderArg>,
     /// Fixed height range mapped to 0..65535, as MIN:MAX (default: the map's own range).
     #[arg(long, value_parser = parse_span, allow_hyphen_values = true)]
     pub height_range: Option<Span>,
@@ -214,6 +221,14 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
     Ok((side, side))
 }
 
+/// Parses `--import-size WxH`.
+fn parse_import_size(text: &str) -> Result<(u32, u32), String> {
+    text.split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+        .filter(|&(w, h)| w > 0 && h > 0)
+        .ok_or_else(|| format!("--import-size '{text}': expected WxH, e.g. 1025x513"))
+}
+
 /// Parses a texture size: `N` or `WxH`, 1 to 16384 a side.
 pub fn parse_texture_size(text: &str) -> Result<(usize, usize), String> {
     let bad = || format!("--texture '{text}': expected N or WxH with sides 1 to 16384");
@@ -262,7 +277,18 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         recipe.seed = seed;
     }
     if let Some(file) = &args.import {
-        for warning in start_from_file(&mut recipe, file)? {
+        let raw = RawLayout {
+            size: args
+                .import_size
+                .as_deref()
+                .map(parse_import_size)
+                .transpose()?,
+            byte_order: args.import_byte_order.map(|order| match order {
+                ByteOrderArg::Le => ByteOrder::Le,
+                ByteOrderArg::Be => ByteOrder::Be,
+            }),
+        };
+        for warning in start_from_file(&mut recipe, file, raw)? {
             eprintln!("warning: {warning}");
         }
     }

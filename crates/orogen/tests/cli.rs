@@ -164,6 +164,31 @@ fn import_starts_from_an_existing_heightmap() {
         std::fs::read(bare.join("heightmap.r16")).unwrap()
     );
 
+    // A RAW file without a sidecar: its size and byte order on the
+    // command line (here 3x2 samples, big-endian 0..5 * 1000).
+    let raw = dir.path().join("odd.raw");
+    let samples: Vec<u8> = (0..6u16).flat_map(|v| (v * 1000).to_be_bytes()).collect();
+    std::fs::write(&raw, samples).unwrap();
+    let raw_out = dir.path().join("raw-out");
+    let (raw_s, out_s) = (raw.to_str().unwrap(), raw_out.to_str().unwrap());
+    let run_raw = |extra: &[&str]| {
+        let mut args = vec!["generate", "--import", raw_s, "--out", out_s];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let (ok, _, stderr) = run_raw(&[]);
+    assert!(!ok && stderr.contains("--import-size"), "{stderr}");
+    let (ok, _, stderr) = run_raw(&["--import-size", "3x2", "--import-byte-order", "be"]);
+    assert!(ok, "{stderr}");
+    let r16 = std::fs::read(raw_out.join("heightmap.r16")).unwrap();
+    let values: Vec<u16> = r16
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect();
+    // Heights 0..5000 spread over 0..65535 again: strictly rising.
+    assert_eq!(values.len(), 6);
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+
     // A preset whose first stage replaces the map: that stage is switched
     // off (and said so), so the import shows through its other stages.
     let flat = dir.path().join("flat.r16");

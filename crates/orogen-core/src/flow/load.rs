@@ -1,6 +1,7 @@
 //! The flow's first half: a recipe from a preset or a file, an optional
 //! imported start, and the checks that refuse it before any work is done.
 
+use crate::io::height_files::{ByteOrder, ImportFormat};
 use crate::presets;
 use crate::recipe::{Recipe, RecipeError, StageEntry};
 use crate::rng::stage_rng;
@@ -62,13 +63,25 @@ pub fn load_recipe_at(
 /// read once here, so a bad file is refused before anything runs. Stages
 /// that would overwrite the imported map (a Replace layer) are switched
 /// off. Returns the reader's warnings (8-bit precision, say), each naming
-/// the file, and one per stage switched off.
-pub fn start_from_file(recipe: &mut Recipe, file: &Path) -> Result<Vec<String>, String> {
+/// the file, and one per stage switched off. `raw` describes a RAW16
+/// file that has no orogen sidecar.
+pub fn start_from_file(
+    recipe: &mut Recipe,
+    file: &Path,
+    raw: RawLayout,
+) -> Result<Vec<String>, String> {
     // The stage re-reads the file when it runs; an absolute path keeps the
     // recipe valid wherever its copy (recipe.ron, the sidecar) is read.
     let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     let stage = Import {
         path: absolute.to_string_lossy().into_owned(),
+        format: match raw.byte_order {
+            Some(ByteOrder::Le) => ImportFormat::Raw16Le,
+            Some(ByteOrder::Be) => ImportFormat::Raw16Be,
+            None => ImportFormat::Auto,
+        },
+        raw_width: raw.size.map(|(w, _)| w),
+        raw_height: raw.size.map(|(_, h)| h),
         ..Import::default()
     };
     // Read as the stage will read it (a sidecar's byte order, RAW size).
@@ -103,6 +116,16 @@ pub fn start_from_file(recipe: &mut Recipe, file: &Path) -> Result<Vec<String>, 
         y: (recipe.height.max(2) - 1) as f32 * cell,
     };
     Ok(warnings)
+}
+
+/// What a RAW16 file cannot say of itself: its size (when not square)
+/// and byte order. `None`: a square file, or the sidecar's; little-endian.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RawLayout {
+    /// Width and height in samples.
+    pub size: Option<(u32, u32)>,
+    /// The samples' byte order.
+    pub byte_order: Option<ByteOrder>,
 }
 
 /// Validates `recipe` and checks its estimated memory against

@@ -17,4 +17,6 @@ pub use export::{
     ExportReport, ExportRequest, SidecarExtras, add_sidecar, clipping_warning, export_map,
     heightmap_bundle,
 };
-pub use load::{check_runnable, load_recipe, load_recipe_at, preset_shadows_file, start_from_file};
+pub use load::{
+    RawLayout, check_runnable, load_recipe, load_recipe_at, preset_shadows_file, start_from_file,
+};

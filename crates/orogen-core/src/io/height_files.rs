@@ -607,7 +607,7 @@ pub fn decode_raw16(
             let side = (samples as f64).sqrt().round() as usize;
             if side * side != samples {
                 return Err(invalid(format!(
-                    "RAW16 file of {} samples is not square; give its size (WxH)",
+                    "RAW16 file of {} samples is not square; give its size (--import-size WxH, or raw_width and raw_height in the recipe)",
                     samples
                 )));
             }
