@@ -488,10 +488,13 @@ fn a_fixed_range_narrower_than_the_map_says_how_much_it_clips() {
         .filter(|&&v| !(50.0..=100.0).contains(&v))
         .count();
     let map = Heightmap::from_vec(40, 30, data).unwrap();
-    let warning = clipping_warning(&map, Span::new(50.0, 100.0)).expect("clips");
+    let warning = clipping_warning(&map, map.range(), Span::new(50.0, 100.0)).expect("clips");
     let share = format!("{:.1}%", naive as f64 / 1200.0 * 100.0);
     assert!(warning.contains(&share), "{warning} should say {share}");
-    assert_eq!(clipping_warning(&map, Span::new(-1.0, 151.0)), None);
+    assert_eq!(
+        clipping_warning(&map, map.range(), Span::new(-1.0, 151.0)),
+        None
+    );
 }
 
 /// `--import` of a non-square big-endian export: the first read (which

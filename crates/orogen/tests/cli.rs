@@ -319,6 +319,11 @@ fn bad_input_exits_nonzero_with_one_line_and_writes_nothing() {
     );
     assert_refused(&generate(&["--seed", "-1"]), &out, "--seed");
     assert_refused(&generate(&["--no-such-flag"]), &out, "--no-such-flag");
+    assert_refused(
+        &generate(&["--import", "x.png", "--import-size", "abc"]),
+        &out,
+        "--import-size 'abc'",
+    );
     // The texture counts against the memory limit too.
     assert_refused(
         &generate(&[

@@ -243,8 +243,9 @@ enum Encoded {
 
 /// A fixed height range narrower than the map flattens what lies
 /// outside it to 0 or 65535 in the 16-bit files: say how much.
-pub fn clipping_warning(map: &Heightmap, fixed: Span) -> Option<String> {
-    let (low, high) = map.range();
+/// `map_range` is the map's own `(min, max)`.
+pub fn clipping_warning(map: &Heightmap, map_range: (f32, f32), fixed: Span) -> Option<String> {
+    let (low, high) = map_range;
     if low >= fixed.min && high <= fixed.max {
         return None;
     }
@@ -282,12 +283,16 @@ pub fn export_map(
     let start = Instant::now();
     let (mut bundle, range) = heightmap_bundle_into(map, recipe, opts, request.formats, Some(dir))?;
     timings.push(("heightmap", millis_since(start)));
+    // Without a fixed range the export's range is the map's: no second scan.
+    let (low, high) = match opts.height_range {
+        None => (range.min, range.max),
+        Some(_) => map.range(),
+    };
     let mut warnings: Vec<String> = opts
         .height_range
-        .and_then(|fixed| clipping_warning(map, fixed))
+        .and_then(|fixed| clipping_warning(map, (low, high), fixed))
         .into_iter()
         .collect();
-    let (low, high) = map.range();
     if low == high {
         warnings.push(format!(
             "the map is flat (every height is {low}): no stage shaped it; check the recipe's stages"

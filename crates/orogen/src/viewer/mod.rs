@@ -84,7 +84,7 @@ fn initial_recipe(args: &ViewOptions) -> Result<(Recipe, RecipeSource), String> 
             if let Some(note) = recipe.conversion_note() {
                 eprintln!("note: {name}: {note}");
             }
-            let file = presets::text(name).is_none().then(|| PathBuf::from(name));
+            let file = RecipeSource::file_of(name);
             let saved = Some(recipe.clone());
             Ok((
                 recipe,

@@ -291,9 +291,9 @@ fn keep_copy(recipe: Res<EditedRecipe>, source: Res<RecipeSource>, mut recovery:
     if recovery.own_lock.is_none() {
         return; // closing
     }
-    let unsaved = has_unsaved_edits(&recipe.0, &source);
+    // Compared only after a change: this runs every frame.
     if recipe.is_changed() || source.is_changed() {
-        if unsaved {
+        if has_unsaved_edits(&recipe.0, &source) {
             recovery.pending_since.get_or_insert_with(Instant::now);
         } else {
             recovery.pending_since = None;

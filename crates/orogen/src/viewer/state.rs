@@ -27,6 +27,16 @@ pub struct RecipeSource {
     pub saved: Option<Recipe>,
 }
 
+impl RecipeSource {
+    /// The file a recipe opened by `name` saves back to: none for a
+    /// shipped preset's name.
+    pub fn file_of(name: &str) -> Option<PathBuf> {
+        orogen_core::presets::text(name)
+            .is_none()
+            .then(|| PathBuf::from(name))
+    }
+}
+
 /// Which map the 3D view shows: the final map, or the map after one stage
 /// (the stage-by-stage demo). Changing it rebuilds mesh and texture only.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]

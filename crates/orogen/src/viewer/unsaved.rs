@@ -121,9 +121,8 @@ fn guard_close(
         }
         redraw.write(RequestRedraw);
     }
-    let unsaved = has_unsaved_edits(&recipe.0, &source);
     for request in requests.read() {
-        match decide_close(unsaved, prompt.drawn) {
+        match decide_close(has_unsaved_edits(&recipe.0, &source), prompt.drawn) {
             CloseDecision::Close => {
                 commands.entity(request.window).try_insert(ClosingWindow);
             }

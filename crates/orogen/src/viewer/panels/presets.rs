@@ -121,7 +121,7 @@ impl PresetsPanel {
     /// Opens a preset name or a recipe file; a typed preset name is not a
     /// file to save back to.
     fn open(&mut self, name: &str, doc: &mut Document) -> bool {
-        let file = presets::text(name).is_none().then(|| PathBuf::from(name));
+        let file = RecipeSource::file_of(name);
         let result = load_named(name, doc, file);
         let opened = result.is_ok();
         self.message = Some(result);
