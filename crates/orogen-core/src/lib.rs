@@ -34,6 +34,7 @@
 pub mod flow;
 pub mod heightmap;
 pub mod hugepages;
+pub mod hydro;
 pub mod io;
 pub mod memory;
 pub mod mesh;

@@ -5,7 +5,7 @@ use crate::heightmap::Heightmap;
 use crate::hugepages::{lazily_zeroed_f32, zeroed_in_parallel};
 use crate::recipe::{Recipe, StageEntry};
 use crate::rng::stage_rng;
-use crate::stages::{StageContext, StageError};
+use crate::stages::{EarlierStages, StageContext, StageError};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -219,11 +219,17 @@ fn apply_stage(
     base_dir: Option<PathBuf>,
     map: &mut Heightmap,
 ) -> Result<(), PipelineError> {
+    let earlier_stages = entry
+        .stage
+        .op()
+        .uses_coarse_levels()
+        .then(|| earlier_stages(recipe, index, base_dir.clone()));
     let mut ctx = StageContext {
         rng: stage_rng(recipe.seed, index),
         base_dir,
         cell_size: recipe.cell_size(),
         output_finite: None,
+        earlier_stages,
     };
     entry
         .stage
@@ -252,6 +258,22 @@ fn apply_stage(
         });
     }
     Ok(())
+}
+
+/// Runs stages `..index` of `recipe` again over the same world at
+/// another sampling: the coarse start of a stage that erodes coarse to
+/// fine, the same for every size the recipe is run at.
+fn earlier_stages(recipe: &Recipe, index: usize, base_dir: Option<PathBuf>) -> EarlierStages {
+    let mut prefix = recipe.clone();
+    prefix.stages.truncate(index);
+    Arc::new(move |width, height| {
+        let mut at = prefix.clone();
+        at.width = width as u32;
+        at.height = height as u32;
+        run_once(&at, base_dir.clone(), RunHooks::default())
+            .map(|out| Arc::unwrap_or_clone(out.map))
+            .map_err(|e| StageError(format!("the stages before, run at {width}x{height}: {e}")))
+    })
 }
 
 /// Maps from this size up start as lazily zeroed huge pages (see

@@ -5,6 +5,7 @@ pub mod blur;
 pub mod combine;
 pub mod diamond_square;
 pub mod erosion;
+pub mod fluvial;
 pub mod hill_features;
 pub mod hills_pits;
 pub mod import;
@@ -18,12 +19,18 @@ use crate::params::{ParamVisitor, Params};
 use crate::rng::StageRng;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The map before a stage, computed again at another sampling of the
+/// same world: the recipe's earlier stages run at (`width`, `height`).
+pub type EarlierStages = Arc<dyn Fn(usize, usize) -> Result<Heightmap, StageError> + Send + Sync>;
 
 pub use adjust::{Clamp, Normalize, Terrace};
 pub use blur::Blur;
 pub use combine::Combine;
 pub use diamond_square::DiamondSquare;
 pub use erosion::HydraulicErosion;
+pub use fluvial::FluvialErosion;
 pub use hill_features::HillFeatures;
 pub use hills_pits::HillsAndPits;
 pub use import::Import;
@@ -45,6 +52,10 @@ pub struct StageContext {
     /// anyway (a row still in cache): `Some(true)` when all are finite.
     /// The pipeline then skips its separate overflow scan of the map.
     pub output_finite: Option<bool>,
+    /// Runs the recipe's earlier stages at another sampling, for a stage
+    /// that starts at a coarse level (fluvial erosion); `None` outside a
+    /// pipeline, where such a stage resamples its input instead.
+    pub earlier_stages: Option<EarlierStages>,
 }
 
 impl StageContext {
@@ -55,6 +66,20 @@ impl StageContext {
             base_dir: None,
             cell_size: 1.0,
             output_finite: None,
+            earlier_stages: None,
+        }
+    }
+
+    /// The map before this stage at (`width`, `height`), when the recipe's
+    /// earlier stages can be run again at that sampling.
+    pub fn earlier_stages_at(
+        &self,
+        width: usize,
+        height: usize,
+    ) -> Result<Option<Heightmap>, StageError> {
+        match &self.earlier_stages {
+            Some(run) => run(width, height).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -101,6 +126,12 @@ pub trait StageOp: Params {
     /// Whether the stage overwrites the map without reading it (a layer
     /// combined by Replace, an import): what came before is lost.
     fn discards_input(&self) -> bool {
+        false
+    }
+
+    /// Whether the stage asks for the earlier stages' map at coarser
+    /// samplings ([`StageContext::earlier_stages`]).
+    fn uses_coarse_levels(&self) -> bool {
         false
     }
 }
@@ -182,6 +213,8 @@ stage_catalogue! {
         "Quantises heights into flat steps with adjustable edge sharpness.";
     HydraulicErosion(HydraulicErosion) = "hydraulic-erosion", "Hydraulic erosion",
         "Water droplets carve gullies and deposit sediment fans (particle model after Beyer 2015).";
+    FluvialErosion(FluvialErosion) = "fluvial-erosion", "Fluvial erosion",
+        "Rivers cut valleys by stream power (E = K·A^m·S^n, implicit after Braun & Willett 2013) against uplift, with hillslope diffusion; depressions are routed out through their lowest pass.";
     ThermalErosion(ThermalErosion) = "thermal-erosion", "Thermal erosion",
         "Material slides down slopes steeper than the talus angle, softening cliffs into scree.";
     Import(Import) = "import", "Import",

@@ -1,0 +1,403 @@
+//! Fluvial erosion: detachment-limited stream power with uplift and
+//! hillslope diffusion, solved implicitly in drainage order.
+//!
+//! The model: ∂h/∂t = U − K·A^m·S^n + D·∇²h, with A the drainage area in
+//! m², S the slope towards the receiver, U the uplift rate, K the
+//! erodibility and D the hillslope diffusivity, all in metres and years.
+//! Incision is solved implicitly from the outlets upstream (Braun &
+//! Willett 2013, [`step`]), closed depressions are carved out through
+//! their lowest pass once per step ([`crate::hydro`]), and diffusion is
+//! implicit by alternating directions ([`diffusion`]). Rivers cut by this
+//! model obey Flint's law, S ∝ A^(−m/n) (Whipple & Tucker 1999).
+//!
+//! Every size shows the same valleys: most steps run at a coarse level
+//! fixed by the recipe (`coarse_size`), on the earlier stages' map run at
+//! that sampling; the change is then carried up one doubling at a time,
+//! each level refined by a few steps on the earlier stages' map at that
+//! level plus the change so far ([`schedule`]).
+
+pub mod diffusion;
+pub mod reference;
+pub mod schedule;
+pub mod step;
+
+use super::{StageContext, StageError, StageOp};
+use crate::heightmap::Heightmap;
+use crate::hydro::{Outlets, Routing, fill_levels};
+use crate::params::{Choice, ParamVisitor, Params, visit_choice};
+use crate::place_rng::PlaceKey;
+use crate::rng::unit_from_word;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use step::{StepParams, stream_power_step};
+
+/// How the uplift rate varies over the map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UpliftShape {
+    /// The same rate everywhere but at the outlets.
+    Uniform,
+    /// The rate scaled by the stage's input height, 0 at the lowest cell
+    /// and full at the highest: the input's mountains hold up while
+    /// rivers cut into them, so any map can be eroded for a given time.
+    ByHeight,
+}
+
+impl Choice for UpliftShape {
+    const ALL: &'static [Self] = &[UpliftShape::Uniform, UpliftShape::ByHeight];
+    fn label(self) -> &'static str {
+        match self {
+            UpliftShape::Uniform => "Uniform",
+            UpliftShape::ByHeight => "By height",
+        }
+    }
+    fn help(self) -> &'static str {
+        match self {
+            UpliftShape::Uniform => "Every cell but the outlets rises at the uplift rate.",
+            UpliftShape::ByHeight => {
+                "The rate scales with the input height (0 at the lowest cell): the map's mountains hold up while rivers cut them."
+            }
+        }
+    }
+}
+
+/// Fluvial erosion stage: stream power plus hillslope diffusion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FluvialErosion {
+    /// Years of erosion simulated.
+    pub duration: f32,
+    /// Erodibility K, yr⁻¹ m^(1−2m).
+    pub erodibility: f32,
+    /// Drainage-area exponent m.
+    pub area_exponent: f32,
+    /// Slope exponent n (m/n is the concavity that rivers settle at).
+    pub slope_exponent: f32,
+    /// Hillslope diffusivity D, m²/yr.
+    pub diffusivity: f32,
+    /// Uplift rate, m/yr.
+    pub uplift: f32,
+    /// How the uplift rate varies over the map.
+    pub uplift_shape: UpliftShape,
+    /// The north edge (first row) drains at base level.
+    pub drain_north: bool,
+    /// The south edge (last row) drains at base level.
+    pub drain_south: bool,
+    /// The west edge (first column) drains at base level.
+    pub drain_west: bool,
+    /// The east edge (last column) drains at base level.
+    pub drain_east: bool,
+    /// Whether cells at or below `sea_level` are sea (outlets, not eroded).
+    pub sea: bool,
+    /// The sea's height in world units, when `sea` is on.
+    pub sea_level: f32,
+    /// Keep closed depressions as they are (lakes) instead of filling them
+    /// to their spill level at the end.
+    pub keep_lakes: bool,
+    /// Height of the random roughness (world units) added at the start:
+    /// smooth slopes otherwise drain in parallel lines that never join.
+    #[serde(default = "default_roughness")]
+    pub roughness: f32,
+    /// Cells along the longer side of the coarse level that most steps run
+    /// at; a smaller map runs every step at its own size.
+    pub coarse_size: u32,
+    /// Steps at the coarse level (each `duration / steps` years).
+    pub steps: u32,
+    /// Steps at each finer level, one per doubling up to the map's size.
+    pub refine_steps: u32,
+}
+
+fn default_roughness() -> f32 {
+    1.0
+}
+
+impl Default for FluvialErosion {
+    fn default() -> Self {
+        Self {
+            duration: 200_000.0,
+            erodibility: 1e-3,
+            area_exponent: 0.45,
+            slope_exponent: 1.0,
+            diffusivity: 0.01,
+            uplift: 1e-3,
+            uplift_shape: UpliftShape::ByHeight,
+            drain_north: true,
+            drain_south: true,
+            drain_west: true,
+            drain_east: true,
+            sea: false,
+            sea_level: 0.0,
+            keep_lakes: false,
+            roughness: default_roughness(),
+            coarse_size: 257,
+            steps: 100,
+            refine_steps: 4,
+        }
+    }
+}
+
+impl Params for FluvialErosion {
+    fn visit(&mut self, v: &mut dyn ParamVisitor) {
+        v.float(
+            "duration",
+            &mut self.duration,
+            0.0..=10_000_000.0,
+            "Years of erosion simulated.",
+        );
+        v.float(
+            "erodibility",
+            &mut self.erodibility,
+            0.0..=0.1,
+            "K in E = K·A^m·S^n (yr⁻¹ m^(1−2m)): how fast running water cuts rock.",
+        );
+        v.float(
+            "area_exponent",
+            &mut self.area_exponent,
+            0.0..=1.0,
+            "m: how much more a river cuts as its drainage area grows.",
+        );
+        v.float(
+            "slope_exponent",
+            &mut self.slope_exponent,
+            0.5..=2.0,
+            "n: how much more water cuts on steeper ground; rivers settle at concavity m/n (0.35–0.6 in nature).",
+        );
+        v.float(
+            "diffusivity",
+            &mut self.diffusivity,
+            0.0..=10.0,
+            "Hillslope diffusivity D (m²/yr): soil creep that rounds ridges.",
+        );
+        v.float(
+            "uplift",
+            &mut self.uplift,
+            0.0..=0.05,
+            "Uplift rate (m/yr) that the rivers cut against.",
+        );
+        visit_choice(
+            v,
+            "uplift_shape",
+            &mut self.uplift_shape,
+            "Uniform uplift, or uplift scaled by the input heights so the map's mountains hold up.",
+        );
+        v.toggle(
+            "drain_north",
+            &mut self.drain_north,
+            "Water leaves over the north edge (held at base level).",
+        );
+        v.toggle(
+            "drain_south",
+            &mut self.drain_south,
+            "Water leaves over the south edge (held at base level).",
+        );
+        v.toggle(
+            "drain_west",
+            &mut self.drain_west,
+            "Water leaves over the west edge (held at base level).",
+        );
+        v.toggle(
+            "drain_east",
+            &mut self.drain_east,
+            "Water leaves over the east edge (held at base level).",
+        );
+        v.toggle(
+            "sea",
+            &mut self.sea,
+            "Cells at or below the sea level are sea: outlets, never eroded.",
+        );
+        v.float(
+            "sea_level",
+            &mut self.sea_level,
+            -100_000.0..=100_000.0,
+            "The sea's height in world units (when the sea is on).",
+        );
+        v.toggle(
+            "keep_lakes",
+            &mut self.keep_lakes,
+            "Keep closed depressions as lakes instead of filling them to their spill level at the end.",
+        );
+        v.float(
+            "roughness",
+            &mut self.roughness,
+            0.0..=1000.0,
+            "Random roughness (world units) added before the first step, so that smooth slopes drain into branching valleys instead of parallel lines.",
+        );
+        v.int(
+            "coarse_size",
+            &mut self.coarse_size,
+            17..=4097,
+            "Cells along the longer side of the coarse level where most steps run; finer maps refine its valleys, so every size shows the same ones.",
+        );
+        v.int(
+            "steps",
+            &mut self.steps,
+            1..=5000,
+            "Steps at the coarse level; each covers duration / steps years.",
+        );
+        v.int(
+            "refine_steps",
+            &mut self.refine_steps,
+            0..=200,
+            "Steps at each finer level (one level per doubling up to the map's size).",
+        );
+    }
+}
+
+impl FluvialErosion {
+    /// Where water leaves the map.
+    pub fn outlets(&self) -> Outlets {
+        Outlets {
+            north: self.drain_north,
+            south: self.drain_south,
+            west: self.drain_west,
+            east: self.drain_east,
+            sea_level: self.sea.then_some(self.sea_level),
+        }
+    }
+
+    /// The step numbers for cells `cell_size` m apart, water leaving the
+    /// map down to the sea or else to `lowest`, the input's lowest height.
+    pub fn step_params(&self, cell_size: f32, lowest: f32) -> StepParams {
+        StepParams {
+            erodibility: self.erodibility as f64,
+            area_exponent: self.area_exponent as f64,
+            slope_exponent: self.slope_exponent as f64,
+            dt: self.duration as f64 / self.steps.max(1) as f64,
+            cell_size: cell_size as f64,
+            outlets: self.outlets(),
+            base_level: if self.sea { self.sea_level } else { lowest },
+        }
+    }
+
+    /// The uplift rate of every cell of `input`.
+    pub fn uplift_field(&self, input: &Heightmap) -> Vec<f32> {
+        match self.uplift_shape {
+            UpliftShape::Uniform => vec![self.uplift; input.data().len()],
+            UpliftShape::ByHeight => {
+                let (lo, hi) = input.range();
+                let lo = if self.sea { lo.max(self.sea_level) } else { lo };
+                let span = (hi - lo).max(f32::MIN_POSITIVE);
+                input
+                    .data()
+                    .par_iter()
+                    .map(|&h| self.uplift * ((h - lo) / span).clamp(0.0, 1.0))
+                    .collect()
+            }
+        }
+    }
+
+    /// Runs `steps` steps of erosion plus diffusion on `map` (cells
+    /// `cell_size` apart) with uplift measured on `input`; calls
+    /// `after_step` after each.
+    pub fn run_steps(
+        &self,
+        map: &mut Heightmap,
+        input: &Heightmap,
+        cell_size: f32,
+        steps: u32,
+        after_step: &mut dyn FnMut(u32),
+    ) {
+        let p = self.step_params(cell_size, input.range().0);
+        let uplift = (self.uplift > 0.0).then(|| self.uplift_field(input));
+        let width = map.width();
+        for s in 0..steps {
+            stream_power_step(map.data_mut(), width, uplift.as_deref(), &p);
+            diffusion::diffuse(
+                map.data_mut(),
+                width,
+                self.diffusivity as f64,
+                p.dt,
+                p.cell_size,
+                &p.outlets,
+            );
+            after_step(s);
+        }
+    }
+
+    /// Fills every closed depression of `map` to its spill level (flat
+    /// lakes, no ε-slope).
+    pub fn fill_depressions(&self, map: &mut Heightmap) {
+        let width = map.width();
+        let routing = Routing::new(map.data(), width, &self.outlets());
+        let levels = fill_levels(map.data(), &routing);
+        map.data_mut().copy_from_slice(&levels);
+    }
+}
+
+impl StageOp for FluvialErosion {
+    fn uses_coarse_levels(&self) -> bool {
+        true
+    }
+
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        if !self.outlets().any() {
+            return Err(StageError(
+                "no water can leave the map: let at least one edge drain or turn the sea on".into(),
+            ));
+        }
+        let (width, height) = (map.width(), map.height());
+        if width < 3 || height < 3 {
+            return Ok(());
+        }
+        let extent = ctx.cell_size * (width - 1) as f32;
+        let levels = schedule::levels(width, height, self.coarse_size as usize);
+        let fine_input = map.clone();
+        let mut change: Option<Heightmap> = None;
+        for (k, &(lw, lh)) in levels.iter().enumerate() {
+            let last = k + 1 == levels.len();
+            let input = if last {
+                fine_input.clone()
+            } else if k == 0 {
+                ctx.earlier_stages_at(lw, lh)?
+                    .unwrap_or_else(|| fine_input.resized(lw, lh))
+            } else {
+                fine_input.resized(lw, lh)
+            };
+            let mut level_map = input.clone();
+            if let Some(change) = &change {
+                let carried = change.resized(lw, lh);
+                level_map
+                    .data_mut()
+                    .par_iter_mut()
+                    .zip(carried.data().par_iter())
+                    .for_each(|(h, d)| *h += d);
+            }
+            if k == 0 && self.roughness > 0.0 {
+                // Keyed by the coarse level's cells, which every map size
+                // shares: the same roughness at every export size.
+                let key = PlaceKey::of_stage(&ctx.rng);
+                let amp = self.roughness;
+                level_map
+                    .data_mut()
+                    .par_chunks_mut(lw)
+                    .enumerate()
+                    .for_each(|(y, row)| {
+                        for (x, h) in row.iter_mut().enumerate() {
+                            let u = unit_from_word(key.word(0, x as u32, y as u32));
+                            *h += amp * (u - 0.5);
+                        }
+                    });
+            }
+            let steps = if k == 0 {
+                self.steps
+            } else {
+                self.refine_steps
+            };
+            let cell = extent / (lw - 1) as f32;
+            self.run_steps(&mut level_map, &input, cell, steps, &mut |_| {});
+            if last {
+                *map = level_map;
+            } else {
+                let mut d = level_map;
+                d.data_mut()
+                    .par_iter_mut()
+                    .zip(input.data().par_iter())
+                    .for_each(|(h, i)| *h -= i);
+                change = Some(d);
+            }
+        }
+        if !self.keep_lakes {
+            self.fill_depressions(map);
+        }
+        Ok(())
+    }
+}

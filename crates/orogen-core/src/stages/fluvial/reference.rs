@@ -1,0 +1,130 @@
+//! The readable definition of one stream-power step (the tests' oracle):
+//! the same model as [`super::step`], computed the plain way with the
+//! routing of [`crate::hydro::reference`]: every cell's new height from
+//! its receiver's new height, path by path.
+
+use super::step::{StepParams, solve_cell};
+use crate::hydro::{link_length, reference};
+
+/// One step: uplift, routing, drainage area, implicit incision.
+pub fn stream_power_step(
+    heights: &mut [f32],
+    width: usize,
+    uplift: Option<&[f32]>,
+    p: &StepParams,
+) {
+    let height = heights.len() / width;
+    if let Some(uplift) = uplift {
+        for i in 0..heights.len() {
+            if !p
+                .outlets
+                .is_outlet(i % width, i / width, width, height, heights[i])
+            {
+                heights[i] += uplift[i] * p.dt as f32;
+            }
+        }
+    }
+    let receivers = reference::receivers(heights, width, &p.outlets);
+    let cells = reference::drainage_cells(&receivers);
+    // Each cell erodes towards the water level in its receiver: the
+    // highest new height on the receiver's path to its outlet.
+    let old = heights.to_vec();
+    let mut new: Vec<Option<f32>> = vec![None; heights.len()];
+    let level = |new: &[Option<f32>], mut i: usize| {
+        let mut top = new[i].expect("solved");
+        while receivers[i] as usize != i {
+            i = receivers[i] as usize;
+            top = top.max(new[i].expect("solved"));
+        }
+        top
+    };
+    for start in 0..heights.len() {
+        // The path down to the first cell already solved (or the outlet),
+        // then solved back up.
+        let mut path = vec![start];
+        let mut i = start;
+        while new[i].is_none() && receivers[i] as usize != i {
+            i = receivers[i] as usize;
+            path.push(i);
+        }
+        for &c in path.iter().rev() {
+            if new[c].is_some() {
+                continue;
+            }
+            let r = receivers[c] as usize;
+            let value = {
+                let (base, distance) = if r == c {
+                    (p.base_level, p.cell_size)
+                } else {
+                    let length = link_length(c as u32, r as u32, width) as f64;
+                    (level(&new, r), length * p.cell_size)
+                };
+                if old[c] <= base {
+                    old[c]
+                } else {
+                    let a_m = (cells[c] as f64).powf(p.area_exponent)
+                        * (p.cell_size * p.cell_size).powf(p.area_exponent);
+                    let k_dt_am = p.erodibility * p.dt * a_m;
+                    let solved = solve_cell(
+                        old[c] as f64,
+                        base as f64,
+                        k_dt_am,
+                        distance,
+                        p.slope_exponent,
+                    );
+                    (solved as f32).max(base)
+                }
+            };
+            new[c] = Some(value);
+        }
+    }
+    for (h, v) in heights.iter_mut().zip(new) {
+        *h = v.expect("every cell solved");
+    }
+}
+
+/// Explicit hillslope diffusion in many small steps (each within the
+/// explicit stability limit): the slow, obvious scheme the implicit ADI
+/// solve must agree with, within its time-discretisation error.
+pub fn diffuse_explicit(
+    heights: &mut [f32],
+    width: usize,
+    d: f64,
+    dt: f64,
+    cell_size: f64,
+    fixed: &[bool],
+) {
+    let height = heights.len() / width;
+    let limit = cell_size * cell_size / (4.0 * d) * 0.2;
+    let steps = (dt / limit).ceil().max(1.0) as usize;
+    let sub = dt / steps as f64;
+    let mut h: Vec<f64> = heights.iter().map(|&v| v as f64).collect();
+    for _ in 0..steps {
+        let prev = h.clone();
+        for y in 0..height {
+            for x in 0..width {
+                let i = y * width + x;
+                if fixed[i] {
+                    continue;
+                }
+                let mut lap = 0.0;
+                if x > 0 {
+                    lap += prev[i - 1] - prev[i];
+                }
+                if x + 1 < width {
+                    lap += prev[i + 1] - prev[i];
+                }
+                if y > 0 {
+                    lap += prev[i - width] - prev[i];
+                }
+                if y + 1 < height {
+                    lap += prev[i + width] - prev[i];
+                }
+                h[i] = prev[i] + sub * d * lap / (cell_size * cell_size);
+            }
+        }
+    }
+    for (out, v) in heights.iter_mut().zip(h) {
+        *out = v as f32;
+    }
+}
