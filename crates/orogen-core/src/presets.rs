@@ -28,6 +28,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         "eroded-mountains",
         include_str!("../../../assets/presets/eroded-mountains.ron"),
     ),
+    (
+        "river-valley",
+        include_str!("../../../assets/presets/river-valley.ron"),
+    ),
 ];
 
 /// Names of the shipped presets, `default` first.

@@ -97,6 +97,10 @@ pub struct FluvialErosion {
     /// smooth slopes otherwise drain in parallel lines that never join.
     #[serde(default = "default_roughness")]
     pub roughness: f32,
+    /// How much of the detail that finer samplings add to the input is
+    /// kept on top of the coarser level's erosion (0 = none, 1 = all).
+    #[serde(default)]
+    pub fine_detail: f32,
     /// Cells along the longer side of the coarse level that most steps run
     /// at; a smaller map runs every step at its own size.
     pub coarse_size: u32,
@@ -128,6 +132,7 @@ impl Default for FluvialErosion {
             sea_level: 0.0,
             keep_lakes: false,
             roughness: default_roughness(),
+            fine_detail: 0.0,
             coarse_size: 257,
             steps: 100,
             refine_steps: 4,
@@ -221,6 +226,12 @@ impl Params for FluvialErosion {
             0.0..=1000.0,
             "Random roughness (world units) added before the first step, so that smooth slopes drain into branching valleys instead of parallel lines.",
         );
+        v.float(
+            "fine_detail",
+            &mut self.fine_detail,
+            0.0..=1.0,
+            "How much of the detail a finer sampling adds to the input is kept on top of the coarser level's erosion (0: finer levels refine the eroded valleys only).",
+        );
         v.int(
             "coarse_size",
             &mut self.coarse_size,
@@ -286,17 +297,19 @@ impl FluvialErosion {
     }
 
     /// Runs `steps` steps of erosion plus diffusion on `map` (cells
-    /// `cell_size` apart) with uplift measured on `input`; calls
-    /// `after_step` after each.
+    /// `cell_size` apart), each `dt_scale` times the coarse step, with
+    /// uplift measured on `input`; calls `after_step` after each.
     pub fn run_steps(
         &self,
         map: &mut Heightmap,
         input: &Heightmap,
         cell_size: f32,
         steps: u32,
+        dt_scale: f64,
         after_step: &mut dyn FnMut(u32),
     ) {
-        let p = self.step_params(cell_size, input.range().0);
+        let mut p = self.step_params(cell_size, input.range().0);
+        p.dt *= dt_scale;
         let uplift = (self.uplift > 0.0).then(|| self.uplift_field(input));
         let width = map.width();
         for s in 0..steps {
@@ -341,7 +354,9 @@ impl StageOp for FluvialErosion {
         let extent = ctx.cell_size * (width - 1) as f32;
         let levels = schedule::levels(width, height, self.coarse_size as usize);
         let fine_input = map.clone();
-        let mut change: Option<Heightmap> = None;
+        let coarse_cell = extent / (levels[0].0.max(2) - 1) as f32;
+        // The eroded map and the input of the level below.
+        let mut below: Option<(Heightmap, Heightmap)> = None;
         for (k, &(lw, lh)) in levels.iter().enumerate() {
             let last = k + 1 == levels.len();
             let input = if last {
@@ -352,27 +367,36 @@ impl StageOp for FluvialErosion {
             } else {
                 fine_input.resized(lw, lh)
             };
-            let mut level_map = input.clone();
-            if let Some(change) = &change {
-                let carried = change.resized(lw, lh);
-                level_map
-                    .data_mut()
-                    .par_iter_mut()
-                    .zip(carried.data().par_iter())
-                    .for_each(|(h, d)| *h += d);
-            }
-            if k == 0 && self.roughness > 0.0 {
-                // Keyed by the coarse level's cells, which every map size
-                // shares: the same roughness at every export size.
+            let cell = extent / (lw - 1) as f32;
+            let mut level_map = match &below {
+                None => input.clone(),
+                Some((eroded, input_below)) => {
+                    // The eroded level below, carried up, plus a share of
+                    // the detail this sampling adds to the input.
+                    let mut up = eroded.resized(lw, lh);
+                    if self.fine_detail > 0.0 {
+                        let coarse_input = input_below.resized(lw, lh);
+                        let share = self.fine_detail;
+                        up.data_mut()
+                            .par_iter_mut()
+                            .zip(input.data().par_iter().zip(coarse_input.data().par_iter()))
+                            .for_each(|(h, (fine, coarse))| *h += share * (fine - coarse));
+                    }
+                    up
+                }
+            };
+            if self.roughness > 0.0 {
+                // Keyed by the level's cells, which every map size that
+                // runs the level shares; finer levels get finer roughness.
                 let key = PlaceKey::of_stage(&ctx.rng);
-                let amp = self.roughness;
+                let amp = self.roughness * cell / coarse_cell;
                 level_map
                     .data_mut()
                     .par_chunks_mut(lw)
                     .enumerate()
                     .for_each(|(y, row)| {
                         for (x, h) in row.iter_mut().enumerate() {
-                            let u = unit_from_word(key.word(0, x as u32, y as u32));
+                            let u = unit_from_word(key.word(k as u32, x as u32, y as u32));
                             *h += amp * (u - 0.5);
                         }
                     });
@@ -382,17 +406,14 @@ impl StageOp for FluvialErosion {
             } else {
                 self.refine_steps
             };
-            let cell = extent / (lw - 1) as f32;
-            self.run_steps(&mut level_map, &input, cell, steps, &mut |_| {});
+            // Finer levels refine the valleys to their sampling: their
+            // steps shorten with the cell, as the time to cross a cell does.
+            let dt_scale = (cell / coarse_cell) as f64;
+            self.run_steps(&mut level_map, &input, cell, steps, dt_scale, &mut |_| {});
             if last {
                 *map = level_map;
             } else {
-                let mut d = level_map;
-                d.data_mut()
-                    .par_iter_mut()
-                    .zip(input.data().par_iter())
-                    .for_each(|(h, i)| *h -= i);
-                change = Some(d);
+                below = Some((level_map, input));
             }
         }
         if !self.keep_lakes {
