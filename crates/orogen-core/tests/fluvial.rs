@@ -97,7 +97,7 @@ fn neighbours(i: usize, w: usize, h: usize) -> impl Iterator<Item = usize> {
     NEIGHBOURS.iter().filter_map(move |&(dx, dy)| {
         let (nx, ny) = (x + dx, y + dy);
         (nx >= 0 && ny >= 0 && nx < w as isize && ny < h as isize)
-            .then_some(ny as usize * w + nx as usize)
+            .then(|| ny as usize * w + nx as usize)
     })
 }
 

@@ -108,6 +108,10 @@ pub struct FluvialErosion {
     pub steps: u32,
     /// Steps at each finer level, one per doubling up to the map's size.
     pub refine_steps: u32,
+    /// Demo: run only this many of the coarse level's steps (the same
+    /// steps as the whole run, cut short), to watch the valleys form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_after_steps: Option<u32>,
 }
 
 fn default_roughness() -> f32 {
@@ -136,6 +140,7 @@ impl Default for FluvialErosion {
             coarse_size: 257,
             steps: 100,
             refine_steps: 4,
+            stop_after_steps: None,
         }
     }
 }
@@ -249,6 +254,12 @@ impl Params for FluvialErosion {
             &mut self.refine_steps,
             0..=200,
             "Steps at each finer level (one level per doubling up to the map's size).",
+        );
+        v.optional_int(
+            "stop_after_steps",
+            &mut self.stop_after_steps,
+            0..=5000,
+            "Demo: run only this many of the coarse steps (each still duration / steps years), to watch the valleys form.",
         );
     }
 }
@@ -402,7 +413,7 @@ impl StageOp for FluvialErosion {
                     });
             }
             let steps = if k == 0 {
-                self.steps
+                self.stop_after_steps.map_or(self.steps, |n| n.min(self.steps))
             } else {
                 self.refine_steps
             };

@@ -165,6 +165,8 @@ pub enum ErosionStep {
     ThermalIterations,
     /// `HydraulicErosion::droplets`.
     HydraulicDroplets,
+    /// `FluvialErosion::stop_after_steps`: the coarse steps run so far.
+    FluvialSteps,
 }
 
 impl ErosionStep {
@@ -173,6 +175,7 @@ impl ErosionStep {
         match self {
             ErosionStep::ThermalIterations => "iterations",
             ErosionStep::HydraulicDroplets => "droplets",
+            ErosionStep::FluvialSteps => "stop_after_steps",
         }
     }
 
@@ -180,6 +183,7 @@ impl ErosionStep {
         match self {
             ErosionStep::ThermalIterations => "thermal erosion iterations",
             ErosionStep::HydraulicDroplets => "hydraulic erosion droplets",
+            ErosionStep::FluvialSteps => "fluvial erosion steps",
         }
     }
 }
@@ -195,6 +199,7 @@ pub fn erosion_step_target(stages: &[StageEntry], focus: usize) -> Option<(usize
         .find_map(|(i, entry)| match entry.stage {
             Stage::ThermalErosion(_) => Some((i, ErosionStep::ThermalIterations)),
             Stage::HydraulicErosion(_) => Some((i, ErosionStep::HydraulicDroplets)),
+            Stage::FluvialErosion(_) => Some((i, ErosionStep::FluvialSteps)),
             _ => None,
         })
 }
@@ -204,6 +209,10 @@ pub fn erosion_step_value(stage: &mut Stage, step: ErosionStep) -> Option<&mut u
     match (stage, step) {
         (Stage::ThermalErosion(t), ErosionStep::ThermalIterations) => Some(&mut t.iterations),
         (Stage::HydraulicErosion(h), ErosionStep::HydraulicDroplets) => Some(&mut h.droplets),
+        // Stepping starts from the whole run: every coarse step.
+        (Stage::FluvialErosion(f), ErosionStep::FluvialSteps) => {
+            Some(f.stop_after_steps.get_or_insert(f.steps))
+        }
         _ => None,
     }
 }
@@ -243,6 +252,7 @@ fn step_size(step: ErosionStep, value: u32) -> u32 {
     match step {
         ErosionStep::ThermalIterations => 1,
         ErosionStep::HydraulicDroplets => (value / 10).max(1),
+        ErosionStep::FluvialSteps => (value / 10).max(1),
     }
 }
 
@@ -258,9 +268,13 @@ fn erosion_stepper(ui: &mut egui::Ui, stages: &mut [StageEntry], focus: usize) {
     };
     let range = int_param_range(&mut entry.stage, step.param()).unwrap_or(0..=u32::MAX);
     let enabled = entry.enabled;
-    let Some(value) = erosion_step_value(&mut entry.stage, step) else {
+    // On a copy: reading the fluvial stage's value fills in its default,
+    // which must not count as an edit until the user moves it.
+    let Some(current) = erosion_step_value(&mut entry.stage.clone(), step).map(|v| *v) else {
         return;
     };
+    let mut stepped = current;
+    let value = &mut stepped;
     ui.label(format!("{index}. {}", step.label()))
         .on_hover_text("Watch the erosion progress: the stage re-runs with this many");
     ui.horizontal(|ui| {
@@ -278,6 +292,11 @@ fn erosion_stepper(ui: &mut egui::Ui, stages: &mut [StageEntry], focus: usize) {
             *value = value.saturating_add(delta).min(*range.end());
         }
     });
+    if stepped != current
+        && let Some(value) = erosion_step_value(&mut entry.stage, step)
+    {
+        *value = stepped;
+    }
     if !enabled {
         ui.weak("(this stage is switched off)");
     }
