@@ -25,6 +25,7 @@
 //!   [`Pipeline`] with the incremental cache the viewer re-runs edits with;
 //! - [`splat`]: the texture painted from tile images by height bands and slope;
 //! - [`mesh`]: triangle mesh data for display and export;
+//! - [`maps`]: maps derived for display (the drainage network overlay);
 //! - [`io`]: height files, the sidecar, atomic bundles, tiled and mesh export;
 //! - [`flow`]: load → run → export, shared by the command line and the viewer;
 //! - [`simd`]: why the vectorised kernels give the same bytes on every CPU.
@@ -36,6 +37,7 @@ pub mod heightmap;
 pub mod hugepages;
 pub mod hydro;
 pub mod io;
+pub mod maps;
 pub mod memory;
 pub mod mesh;
 pub mod params;

@@ -38,7 +38,10 @@ fn judge(preset: &str, size: u32) -> (f64, f64, f64) {
     };
     let dir = tempfile::tempdir().unwrap();
     export_map(&output.map, &recipe, None, &request, dir.path()).expect("the export");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/drainage-check.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/drainage-check.py"
+    );
     let out = Command::new("python3")
         .args([script, dir.path().to_str().unwrap(), "--json"])
         .output()
@@ -76,8 +79,14 @@ fn check(preset: &str) {
             (0.35..=0.6).contains(&theta),
             "{preset} at {size}²: concavity θ {theta:.3} outside 0.35..0.6 (r² {r2:.3})"
         );
-        assert!(r2 >= 0.8, "{preset} at {size}²: Flint's-law fit r² {r2:.3} below 0.8");
-        assert!(pits <= 0.1, "{preset} at {size}²: {pits:.3} % closed pits (limit 0.1 %)");
+        assert!(
+            r2 >= 0.8,
+            "{preset} at {size}²: Flint's-law fit r² {r2:.3} below 0.8"
+        );
+        assert!(
+            pits <= 0.1,
+            "{preset} at {size}²: {pits:.3} % closed pits (limit 0.1 %)"
+        );
     }
 }
 

@@ -29,3 +29,26 @@ pub fn fill_levels(heights: &[f32], routing: &Routing) -> Vec<f32> {
     }
     level
 }
+
+/// Breaches shallow depressions instead of filling them: walking donors
+/// before receivers, a receiver standing above the cell draining into it
+/// (a carved path climbing out of a depression) is lowered to that cell's
+/// height, but never more than `max_depth` below the level water would
+/// fill it to. A depression at most `max_depth` deep thus drains through
+/// a level trench cut across its pass, with no lake left; a deeper one
+/// keeps a lake `max_depth` shallower. Interpolating a map up from a
+/// coarser one leaves many centimetre-deep hollows along valley floors:
+/// breached, the rivers run on; filled, they would turn into flats.
+pub fn breach_shallow(heights: &mut [f32], routing: &Routing, max_depth: f32) {
+    if max_depth <= 0.0 {
+        return;
+    }
+    let levels = fill_levels(heights, routing);
+    for &i in routing.order.iter().rev() {
+        let r = routing.receivers[i as usize] as usize;
+        let i = i as usize;
+        if r != i && heights[r] > heights[i] {
+            heights[r] = heights[i].max(levels[r] - max_depth).min(heights[r]);
+        }
+    }
+}

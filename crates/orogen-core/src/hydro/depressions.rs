@@ -47,20 +47,19 @@ impl Pass {
 /// Basin id of every cell: 0 for cells draining to an outlet, 1.. for each
 /// closed basin, numbered by its pit's index.
 pub fn basin_ids(first: &DrainageOrder, is_outlet: &dyn Fn(usize) -> bool) -> (Vec<u32>, usize) {
-    let mut root_basin = Vec::with_capacity(first.roots.len());
+    // Basin of each root cell (indexed by cell; only roots are read).
+    let mut root_basin = vec![0u32; first.root_of.len()];
     let mut count = 0u32;
     for &r in &first.roots {
-        if is_outlet(r as usize) {
-            root_basin.push(0);
-        } else {
+        if !is_outlet(r as usize) {
             count += 1;
-            root_basin.push(count);
+            root_basin[r as usize] = count;
         }
     }
     let basins = first
-        .tree_of
+        .root_of
         .par_iter()
-        .map(|&t| root_basin[t as usize])
+        .map(|&r| root_basin[r as usize])
         .collect();
     (basins, count as usize)
 }
@@ -87,7 +86,10 @@ pub fn basin_passes(heights: &[f32], width: usize, basins: &[u32]) -> Vec<Pass> 
                     let b = basins[j];
                     if a != b {
                         found.push(Pass {
-                            level: heights[i].max(heights[j]),
+                            // + 0.0 turns −0.0 into +0.0: which zero `max`
+                            // returns is unspecified, and the order of
+                            // passes must not depend on it.
+                            level: heights[i].max(heights[j]) + 0.0,
                             low_cell: i as u32,
                             high_cell: j as u32,
                         });

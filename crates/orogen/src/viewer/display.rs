@@ -7,7 +7,7 @@
 use super::gpu_terrain::HeightUpload;
 use super::gpu_terrain::lod::HeightBounds;
 use super::gpu_terrain::material::{SplatGrid, height_image};
-use super::state::{DisplayPath, Generated, PreviewImage};
+use super::state::{DisplayPath, FlowField, Generated, PreviewImage};
 use bevy::asset::RenderAssetUsages;
 use bevy::image::{ImageAddressMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::mesh::{Indices, PrimitiveTopology};
@@ -29,6 +29,11 @@ pub const MIN_TEXTURE_SIDE: usize = 256;
 /// Longest side of the 2D preview in the View panel.
 pub const PREVIEW_SIDE: usize = 192;
 pub const HISTOGRAM_BINS: usize = 64;
+/// Longest side the flow overlay's drainage is routed on: a larger shown
+/// map is resampled to it first (a 16385² map would take seconds and
+/// gigabytes; the network's look is set in world units, so it stays the
+/// same, only coarser).
+pub const FLOW_MAX_SIDE: usize = 1025;
 
 /// What one level hands the main thread: the panels' facts, and either
 /// the CPU mesh and texture or the GPU path's height texture.
@@ -66,10 +71,45 @@ pub fn gpu_upload(map: &Heightmap, cell_size: f32, texels: (usize, usize)) -> He
     }
 }
 
+/// The drainage network of `map` (cells `cell_size` apart) for the flow
+/// overlay, routed on the map itself or, above [`FLOW_MAX_SIDE`] a side,
+/// on the map resampled (bilinear, corner to corner) to that.
+pub fn flow_field(map: &Heightmap, cell_size: f32) -> FlowField {
+    let (w, h) = (map.width(), map.height());
+    let longest = w.max(h);
+    if longest <= FLOW_MAX_SIDE {
+        return FlowField {
+            width: w,
+            height: h,
+            strength: orogen_core::maps::flow::flow_strength(map, cell_size),
+        };
+    }
+    let scale = (FLOW_MAX_SIDE - 1) as f32 / (longest - 1) as f32;
+    let fw = (((w - 1) as f32 * scale).round() as usize + 1).max(2);
+    let fh = (((h - 1) as f32 * scale).round() as usize + 1).max(2);
+    let mut data = Vec::with_capacity(fw * fh);
+    for y in 0..fh {
+        let my = y as f32 * (h - 1) as f32 / (fh - 1) as f32;
+        for x in 0..fw {
+            let mx = x as f32 * (w - 1) as f32 / (fw - 1) as f32;
+            data.push(map.sample_bilinear(mx, my));
+        }
+    }
+    let small = Heightmap::from_vec(fw, fh, data).unwrap_or_else(|| Heightmap::new(fw, fh));
+    let cell = cell_size * (w - 1) as f32 / (fw - 1) as f32;
+    FlowField {
+        width: fw,
+        height: fh,
+        strength: orogen_core::maps::flow::flow_strength(&small, cell),
+    }
+}
+
 /// Builds the display of `output`, generated from `recipe`: the final map,
 /// or the map after stage `stage` when that is an earlier one. Tile images
-/// come with the warnings of loading them. A map the splat cannot paint
-/// (no tiles) is an error, as is any other job failure.
+/// come with the warnings of loading them. With `with_flow` (the flow
+/// overlay is on) the drainage network is built too, and the CPU path's
+/// texture is uploaded tinted. A map the splat cannot paint (no tiles) is
+/// an error, as is any other job failure.
 pub fn build_display(
     output: PipelineOutput,
     recipe: &Recipe,
@@ -77,6 +117,7 @@ pub fn build_display(
     (images, warnings): (Arc<TileImages>, Vec<String>),
     path: &DisplayPath,
     export_size: (u32, u32),
+    with_flow: bool,
 ) -> Result<DisplayBuild, String> {
     let last_stage = output.stages.len().checked_sub(1);
     let shown_stage = stage.filter(|&s| Some(s) < last_stage);
@@ -110,6 +151,9 @@ pub fn build_display(
         ..Generated::default()
     };
     let cell = recipe.cell_size();
+    if with_flow {
+        generated.flow = Some(Arc::new(flow_field(&map, cell)));
+    }
 
     if path.is_gpu() {
         let start = Instant::now();
@@ -144,10 +188,21 @@ pub fn build_display(
     let start = Instant::now();
     let (tex_w, tex_h) = texture_size(map.width(), map.height());
     let splat = render_splat(&map, cell, &tiles, &images, tex_w, tex_h)?;
-    let texture_rgba = splat.rgba();
+    let mut texture_rgba = splat.rgba();
     generated.texture_millis = start.elapsed().as_secs_f64() * 1000.0;
     generated.texture_preview = downsample_rgba(&texture_rgba, splat.width, splat.height);
     generated.texture_side = (splat.width, splat.height);
+    // The untinted texture stays with the panels' facts: switching the
+    // flow overlay re-uploads it, tinted or not, without a job.
+    generated.cpu_splat = Some(Arc::new(PreviewImage {
+        width: splat.width,
+        height: splat.height,
+        rgba: texture_rgba.clone(),
+    }));
+    if let Some(flow) = &generated.flow {
+        flow.tint(&mut texture_rgba, splat.width, splat.height);
+        generated.cpu_splat_tinted = true;
+    }
     let image = to_bevy_image(splat.width, splat.height, texture_rgba);
     Ok(DisplayBuild {
         generated,
@@ -222,6 +277,16 @@ fn to_bevy_mesh(data: MeshData) -> Mesh {
         .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, data.normals)
         .with_inserted_attribute(Mesh::ATTRIBUTE_UV_0, data.uvs)
         .with_inserted_indices(Indices::U32(data.indices))
+}
+
+/// The CPU path's terrain texture from `splat`, with the flow network
+/// tinted in when `flow` is given.
+pub fn cpu_terrain_image(splat: &PreviewImage, flow: Option<&FlowField>) -> Image {
+    let mut rgba = splat.rgba.clone();
+    if let Some(flow) = flow {
+        flow.tint(&mut rgba, splat.width, splat.height);
+    }
+    to_bevy_image(splat.width, splat.height, rgba)
 }
 
 fn to_bevy_image(width: usize, height: usize, rgba: Vec<u8>) -> Image {

@@ -5,12 +5,14 @@
 //! (headless-testable), `display` builds what is uploaded inside those
 //! jobs (the height texture, or the CPU path's mesh and texture),
 //! `gpu_terrain` draws the terrain on the GPU, `terrain` is the 3D scene
-//! and the CPU path's upload, `camera` the fly camera,
+//! and the CPU path's upload, `flow_overlay` the drainage network drawn
+//! over both, `camera` the fly camera,
 //! `history` undo/redo, `panels` the egui panels and status bar, and
 //! `screenshot` the `--screenshot` mode.
 
 pub mod camera;
 pub mod display;
+pub mod flow_overlay;
 pub mod gpu_terrain;
 pub mod history;
 pub mod panels;
@@ -63,6 +65,7 @@ impl Plugin for ViewerPlugin {
             regen::RegenerationPlugin,
             terrain::TerrainScenePlugin,
             gpu_terrain::GpuTerrainPlugin,
+            flow_overlay::FlowOverlayPlugin,
             camera::FlyCameraPlugin,
             history::HistoryPlugin,
             unsaved::UnsavedPlugin,

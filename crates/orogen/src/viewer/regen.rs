@@ -43,6 +43,7 @@ impl Plugin for RegenerationPlugin {
             .init_resource::<SharedPipeline>()
             .init_resource::<PreviewSampling>()
             .init_resource::<DisplayPath>()
+            .init_resource::<FlowWanted>()
             .add_systems(
                 Update,
                 (start_job_on_edit, collect_finished_job)
@@ -130,6 +131,22 @@ impl JobCache {
         let images = Arc::new(TileImages { images });
         self.last_set = Some((key, images.clone(), warnings.clone()));
         (images, warnings)
+    }
+}
+
+/// Whether jobs build the flow overlay's drainage network with each level
+/// (the overlay is on). Read by the job as each level is built, so it is
+/// no part of the request: switching the overlay starts no job.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct FlowWanted(pub Arc<AtomicBool>);
+
+impl FlowWanted {
+    pub fn get(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    pub fn set(&self, wanted: bool) {
+        self.0.store(wanted, Ordering::Relaxed);
     }
 }
 
@@ -248,6 +265,7 @@ fn start_job_on_edit(
     path: Res<DisplayPath>,
     sampling: Res<PreviewSampling>,
     pipeline: Res<SharedPipeline>,
+    flow: Res<FlowWanted>,
     mut job: ResMut<RegenJob>,
     mut generated: ResMut<Generated>,
 ) {
@@ -304,12 +322,13 @@ fn start_job_on_edit(
     let shared = pipeline.0.clone();
     let flag = cancel.clone();
     let slot = job.slot.clone();
+    let flow = flow.0.clone();
     let task = AsyncComputeTaskPool::get().spawn(async move {
         // A stage that panics must not take the viewer down (a panicking
         // task would panic again when polled on the main thread): report
         // it like any other failed generation.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_levels(&shared, &request, &levels, &flag, &slot)
+            run_levels(&shared, &request, &levels, (&flag, &flow), &slot)
         }));
         if let Err(payload) = outcome {
             let message = format!("generation failed: {}", super::panic_text(payload.as_ref()));
@@ -336,12 +355,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Shows the request at each level in turn, leaving each finished level
-/// in `slot`; stops at a failure or when cancelled.
+/// in `slot`; stops at a failure or when cancelled. Each level builds the
+/// flow overlay's network if `flow` says so as it is built.
 fn run_levels(
     shared: &Mutex<JobCache>,
     request: &JobRequest,
     levels: &[u32],
-    cancel: &AtomicBool,
+    (cancel, flow): (&AtomicBool, &AtomicBool),
     slot: &Mutex<Option<LevelResult>>,
 ) {
     let keep: Vec<(u32, u32)> = levels
@@ -358,7 +378,8 @@ fn run_levels(
         }
         let start = Instant::now();
         let recipe = PreviewSampling::level_recipe(&request.recipe, side);
-        let build = run_level(shared, request, &recipe, cancel);
+        let with_flow = flow.load(Ordering::Relaxed);
+        let build = run_level(shared, request, &recipe, cancel, with_flow);
         if build.as_ref().err().is_some_and(|e| e == "cancelled") {
             return;
         }
@@ -380,6 +401,7 @@ fn run_level(
     request: &JobRequest,
     recipe: &Recipe,
     cancel: &AtomicBool,
+    with_flow: bool,
 ) -> Result<DisplayBuild, String> {
     let mut cache = lock(shared);
     if cache.base_dir != request.base_dir {
@@ -406,7 +428,15 @@ fn run_level(
     let images = cache.tile_images(&recipe.tiles, request.base_dir.as_deref());
     drop(cache);
     let export = (request.recipe.width, request.recipe.height);
-    build_display(output, recipe, request.stage, images, &request.path, export)
+    build_display(
+        output,
+        recipe,
+        request.stage,
+        images,
+        &request.path,
+        export,
+        with_flow,
+    )
 }
 
 fn collect_finished_job(

@@ -81,6 +81,9 @@ pub struct ViewSettings {
     pub sun_elevation: f32,
     pub shadows: bool,
     pub preview: PreviewKind,
+    /// Tint the drainage network (log drainage area) over the terrain and
+    /// the 2D preview; derived from the shown map, never regenerates.
+    pub flow_overlay: bool,
 }
 
 impl Default for ViewSettings {
@@ -94,6 +97,7 @@ impl Default for ViewSettings {
             sun_elevation: 35.0,
             shadows: true,
             preview: PreviewKind::Texture,
+            flow_overlay: false,
         }
     }
 }
@@ -104,6 +108,31 @@ pub struct PreviewImage {
     pub width: usize,
     pub height: usize,
     pub rgba: Vec<u8>,
+}
+
+/// The drainage network of a shown map: a 0..1 strength per cell of a
+/// grid over the map's extent (the map itself, or the map resampled to
+/// at most [`super::display::FLOW_MAX_SIDE`] a side).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowField {
+    pub width: usize,
+    pub height: usize,
+    pub strength: Vec<f32>,
+}
+
+impl FlowField {
+    /// `rgba` (`width × height` pixels over the same extent) with the
+    /// network tinted in.
+    pub fn tint(&self, rgba: &mut [u8], width: usize, height: usize) {
+        orogen_core::maps::flow::tint_rgba(
+            rgba,
+            width,
+            height,
+            &self.strength,
+            self.width,
+            self.height,
+        );
+    }
 }
 
 /// The newest finished generation: the pipeline's output plus what the
@@ -142,6 +171,16 @@ pub struct Generated {
     /// Grows when the texture preview is repainted without a new
     /// generation (a band edit on the GPU path), so the panel redraws it.
     pub preview_version: u64,
+    /// The shown map's drainage network: built with the generation when
+    /// the flow overlay is on, or later from the shown map when it is
+    /// switched on (never by re-running the pipeline).
+    pub flow: Option<Arc<FlowField>>,
+    /// The CPU path's splat texture as generated (untinted), so the flow
+    /// overlay can be switched on and off without a job.
+    pub cpu_splat: Option<Arc<PreviewImage>>,
+    /// Whether the CPU path's texture the job built already carries the
+    /// flow tint.
+    pub cpu_splat_tinted: bool,
     /// Why the latest request produced nothing (invalid recipe, stage error).
     pub error: Option<String>,
 }

@@ -140,21 +140,32 @@ fn upload_terrain(
     mut bounds: ResMut<TerrainBounds>,
     view: Res<ViewSettings>,
 ) {
-    let (Some(mesh), Some(image)) = (upload.mesh.take(), upload.image.take()) else {
-        return;
-    };
     match handles {
         Some(handles) => {
-            if let Err(e) = meshes.insert(handles.mesh.id(), mesh) {
+            // A job brings both; switching the flow overlay only a texture.
+            if upload.mesh.is_none() && upload.image.is_none() {
+                return;
+            }
+            if let Some(mesh) = upload.mesh.take()
+                && let Err(e) = meshes.insert(handles.mesh.id(), mesh)
+            {
                 error!("cannot replace the terrain mesh: {e}");
             }
-            if let Err(e) = images.insert(handles.image.id(), image) {
-                error!("cannot replace the terrain texture: {e}");
+            if let Some(image) = upload.image.take() {
+                if let Err(e) = images.insert(handles.image.id(), image) {
+                    error!("cannot replace the terrain texture: {e}");
+                }
+                // Touch the material so its bind group picks up the new image.
+                let _ = materials.get_mut(&handles.material);
             }
-            // Touch the material so its bind group picks up the new image.
-            let _ = materials.get_mut(&handles.material);
         }
         None => {
+            if upload.mesh.is_none() || upload.image.is_none() {
+                return;
+            }
+            let (Some(mesh), Some(image)) = (upload.mesh.take(), upload.image.take()) else {
+                return;
+            };
             info!("first terrain uploaded");
             let mesh = meshes.add(mesh);
             let image = images.add(image);

@@ -23,7 +23,7 @@ pub mod step;
 
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
-use crate::hydro::{Outlets, Routing, fill_levels};
+use crate::hydro::{Outlets, Routing, breach_shallow, fill_levels};
 use crate::params::{Choice, ParamVisitor, Params, visit_choice};
 use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
@@ -97,6 +97,11 @@ pub struct FluvialErosion {
     /// smooth slopes otherwise drain in parallel lines that never join.
     #[serde(default = "default_roughness")]
     pub roughness: f32,
+    /// Depressions up to this deep (world units) are breached, not kept
+    /// as lakes: when a finer level starts from the coarser one carried
+    /// up, and at the end.
+    #[serde(default = "default_breach_depth")]
+    pub breach_depth: f32,
     /// How much of the detail that finer samplings add to the input is
     /// kept on top of the coarser level's erosion (0 = none, 1 = all).
     #[serde(default)]
@@ -106,12 +111,17 @@ pub struct FluvialErosion {
     pub coarse_size: u32,
     /// Steps at the coarse level (each `duration / steps` years).
     pub steps: u32,
-    /// Steps at each finer level, one per doubling up to the map's size.
+    /// Steps at the first finer level; each further doubling up to the
+    /// map's size runs half as many (at least one, unless this is 0).
     pub refine_steps: u32,
     /// Demo: run only this many of the coarse level's steps (the same
     /// steps as the whole run, cut short), to watch the valleys form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_after_steps: Option<u32>,
+}
+
+fn default_breach_depth() -> f32 {
+    2.0
 }
 
 fn default_roughness() -> f32 {
@@ -136,6 +146,7 @@ impl Default for FluvialErosion {
             sea_level: 0.0,
             keep_lakes: false,
             roughness: default_roughness(),
+            breach_depth: default_breach_depth(),
             fine_detail: 0.0,
             coarse_size: 257,
             steps: 100,
@@ -232,6 +243,12 @@ impl Params for FluvialErosion {
             "Random roughness (world units) added before the first step, so that smooth slopes drain into branching valleys instead of parallel lines.",
         );
         v.float(
+            "breach_depth",
+            &mut self.breach_depth,
+            0.0..=1000.0,
+            "Depressions up to this deep are cut through (a level trench across the pass) rather than kept as lakes or filled: the hollows a finer level inherits from the coarser one along valley floors.",
+        );
+        v.float(
             "fine_detail",
             &mut self.fine_detail,
             0.0..=1.0,
@@ -253,7 +270,7 @@ impl Params for FluvialErosion {
             "refine_steps",
             &mut self.refine_steps,
             0..=200,
-            "Steps at each finer level (one level per doubling up to the map's size).",
+            "Steps at the first finer level; each further doubling up to the map's size runs half as many (at least one).",
         );
         v.optional_int(
             "stop_after_steps",
@@ -286,7 +303,7 @@ impl FluvialErosion {
             dt: self.duration as f64 / self.steps.max(1) as f64,
             cell_size: cell_size as f64,
             outlets: self.outlets(),
-            base_level: if self.sea { self.sea_level } else { lowest },
+            base_level: Some(if self.sea { self.sea_level } else { lowest }),
         }
     }
 
@@ -345,6 +362,14 @@ impl FluvialErosion {
         let levels = fill_levels(map.data(), &routing);
         map.data_mut().copy_from_slice(&levels);
     }
+
+    /// Breaches the depressions of `map` up to `breach_depth` deep
+    /// ([`breach_shallow`]).
+    pub fn breach_depressions(&self, map: &mut Heightmap) {
+        let width = map.width();
+        let routing = Routing::new(map.data(), width, &self.outlets());
+        breach_shallow(map.data_mut(), &routing, self.breach_depth);
+    }
 }
 
 impl StageOp for FluvialErosion {
@@ -396,11 +421,12 @@ impl StageOp for FluvialErosion {
                     up
                 }
             };
-            if self.roughness > 0.0 {
-                // Keyed by the level's cells, which every map size that
-                // runs the level shares; finer levels get finer roughness.
+            if k == 0 && self.roughness > 0.0 {
+                // Keyed by the coarse level's cells, which every map size
+                // shares. Only there: at finer levels it would add slope
+                // noise far steeper than the rivers the refine steps keep.
                 let key = PlaceKey::of_stage(&ctx.rng);
-                let amp = self.roughness * cell / coarse_cell;
+                let amp = self.roughness;
                 level_map
                     .data_mut()
                     .par_chunks_mut(lw)
@@ -412,10 +438,16 @@ impl StageOp for FluvialErosion {
                         }
                     });
             }
+            if k > 0 {
+                self.breach_depressions(&mut level_map);
+            }
             let steps = if k == 0 {
-                self.stop_after_steps.map_or(self.steps, |n| n.min(self.steps))
+                self.stop_after_steps
+                    .map_or(self.steps, |n| n.min(self.steps))
             } else {
-                self.refine_steps
+                // Halving per doubling: finer levels only sharpen valleys
+                // already there, and cost four times as much per step.
+                (self.refine_steps >> (k - 1)).max(self.refine_steps.min(1))
             };
             // Finer levels refine the valleys to their sampling: their
             // steps shorten with the cell, as the time to cross a cell does.
@@ -427,6 +459,7 @@ impl StageOp for FluvialErosion {
                 below = Some((level_map, input));
             }
         }
+        self.breach_depressions(map);
         if !self.keep_lakes {
             self.fill_depressions(map);
         }

@@ -27,7 +27,8 @@ pub fn stream_power_step(
     let receivers = reference::receivers(heights, width, &p.outlets);
     let cells = reference::drainage_cells(&receivers);
     // Each cell erodes towards the water level in its receiver: the
-    // highest new height on the receiver's path to its outlet.
+    // highest new height on the receiver's path to its outlet, and at
+    // least the base level (the sea) that the outlet drains to.
     let old = heights.to_vec();
     let mut new: Vec<Option<f32>> = vec![None; heights.len()];
     let level = |new: &[Option<f32>], mut i: usize| {
@@ -36,7 +37,7 @@ pub fn stream_power_step(
             i = receivers[i] as usize;
             top = top.max(new[i].expect("solved"));
         }
-        top
+        p.base_level.map_or(top, |base| top.max(base))
     };
     for start in 0..heights.len() {
         // The path down to the first cell already solved (or the outlet),
@@ -54,7 +55,7 @@ pub fn stream_power_step(
             let r = receivers[c] as usize;
             let value = {
                 let (base, distance) = if r == c {
-                    (p.base_level, p.cell_size)
+                    (p.base_level.unwrap_or(old[c]), p.cell_size)
                 } else {
                     let length = link_length(c as u32, r as u32, width) as f64;
                     (level(&new, r), length * p.cell_size)

@@ -23,7 +23,8 @@ pub struct StepParams {
     /// The height water leaving the map falls to: an outlet above it
     /// erodes towards it one cell away, so edges that start high wear
     /// down with the land behind them instead of standing as walls.
-    pub base_level: f32,
+    /// `None` holds outlets fixed.
+    pub base_level: Option<f32>,
 }
 
 /// What a step saw, for progress and tests.
@@ -53,15 +54,6 @@ fn area_factor(table: &[f64], cells: u32, m: f64, cell_area: f64) -> f64 {
     }
 }
 
-/// Raw pointers to the heights and water levels, written by disjoint
-/// outlet trees at once.
-#[derive(Clone, Copy)]
-struct TreeWriter(*mut f32, *mut f32);
-// SAFETY: the trees of a routing partition the cells; each tree's cells
-// and receivers lie in that tree, so no two threads touch the same cell.
-unsafe impl Send for TreeWriter {}
-unsafe impl Sync for TreeWriter {}
-
 /// Erodes `heights` (already uplifted) by one implicit stream-power step
 /// over `routing`, with `cells` the drainage area in cells. An outlet
 /// erodes towards the base level one cell beyond it.
@@ -72,9 +64,8 @@ unsafe impl Sync for TreeWriter {}
 /// the receiver's way out). So rivers fill lakes to their spill level
 /// and stop there; they never dig a closed basin deeper. A cell not
 /// above that level (a lake bottom, a carved path) is left as it is: the
-/// solve never raises a cell. Outlet trees run in parallel; each cell's
-/// result depends only on its own path, so the bytes do not depend on the
-/// thread count.
+/// solve never raises a cell. One pass in drainage order, on one
+/// thread: the bytes cannot depend on the thread count.
 pub fn incise(heights: &mut [f32], routing: &Routing, cells: &[u32], p: &StepParams) {
     let cell_area = p.cell_size * p.cell_size;
     let table = area_factors(p.area_exponent, cell_area);
@@ -82,42 +73,31 @@ pub fn incise(heights: &mut [f32], routing: &Routing, cells: &[u32], p: &StepPar
     let width = routing.width;
     let n = p.slope_exponent;
     let len = heights.len();
-    let mut water = vec![0f32; len];
-    let writer = TreeWriter(heights.as_mut_ptr(), water.as_mut_ptr());
-    let solve_tree = |range: std::ops::Range<usize>| {
-        let w = writer;
-        // SAFETY: see `TreeWriter`; indices come from the routing of a map
-        // of `len` cells.
-        let (h, level) = unsafe {
-            (
-                std::slice::from_raw_parts_mut(w.0, len),
-                std::slice::from_raw_parts_mut(w.1, len),
-            )
-        };
-        for &i in &routing.order[range] {
-            let (i, r) = (i as usize, routing.receivers[i as usize] as usize);
-            let (base, distance) = if r == i {
-                (p.base_level, p.cell_size)
-            } else {
-                let length = link_length(i as u32, r as u32, width) as f64;
-                (level[r], length * p.cell_size)
-            };
-            if h[i] <= base {
-                level[i] = base;
-                continue;
+    let mut level = vec![0f32; len];
+    let h = heights;
+    for &i in &routing.order {
+        let (i, r) = (i as usize, routing.receivers[i as usize] as usize);
+        let (base, distance) = if r == i {
+            match p.base_level {
+                Some(base) => (base, p.cell_size),
+                None => {
+                    level[i] = h[i];
+                    continue;
+                }
             }
-            let a_m = area_factor(&table, cells[i], p.area_exponent, cell_area);
-            h[i] = solve_cell(h[i] as f64, base as f64, k_dt * a_m, distance, n) as f32;
-            // Rounding to f32 may land on the base itself, never below.
-            h[i] = h[i].max(base);
-            level[i] = h[i];
+        } else {
+            let length = link_length(i as u32, r as u32, width) as f64;
+            (level[r], length * p.cell_size)
+        };
+        if h[i] <= base {
+            level[i] = base;
+            continue;
         }
-    };
-    let trees: Vec<_> = routing.trees().collect();
-    if rayon::current_num_threads() == 1 || len < 1 << 16 {
-        trees.into_iter().for_each(solve_tree);
-    } else {
-        trees.into_par_iter().with_min_len(64).for_each(solve_tree);
+        let a_m = area_factor(&table, cells[i], p.area_exponent, cell_area);
+        h[i] = solve_cell(h[i] as f64, base as f64, k_dt * a_m, distance, n) as f32;
+        // Rounding to f32 may land on the base itself, never below.
+        h[i] = h[i].max(base);
+        level[i] = h[i];
     }
 }
 

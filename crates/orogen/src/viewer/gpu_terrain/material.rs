@@ -1,6 +1,7 @@
 //! The terrain material: its uniform (map placement, LOD ranges, the
-//! splat's bands and slope rules), the height texture and the tile array.
-//! Band and slope edits rewrite the uniform only.
+//! splat's bands and slope rules), the height texture, the tile array and
+//! the flow overlay's strength texture. Band and slope edits and switching
+//! the overlay rewrite the uniform only.
 
 use super::lod::{LodRanges, MAX_LEVELS, MORPH_START};
 use bevy::asset::RenderAssetUsages;
@@ -44,6 +45,9 @@ pub struct TerrainUniform {
     pub slopes: [Vec4; MAX_TILES],
     /// Per tile: tile repeats per texel along x and z, offsets along x and z.
     pub tiling: [Vec4; MAX_TILES],
+    /// The flow overlay: tint colour (sRGB, 0..1) and its opacity at full
+    /// strength, 0 when the overlay is off.
+    pub overlay: Vec4,
 }
 
 /// Where and how densely the splat is drawn: the map's size and cell, and
@@ -139,6 +143,11 @@ pub struct TerrainMaterial {
     #[texture(2, dimension = "2d_array")]
     #[sampler(3)]
     pub tiles: Handle<Image>,
+    /// The flow overlay's strength (R8Unorm) over the map's extent,
+    /// corner to corner; 1×1 until a network is known ([`flow_image`]).
+    #[texture(4)]
+    #[sampler(5)]
+    pub flow: Handle<Image>,
     pub wireframe: bool,
 }
 
@@ -274,6 +283,53 @@ pub fn height_image(width: u32, height: u32, heights: &[f32], all_finite: bool) 
     );
     image.texture_view_descriptor = Some(TextureViewDescriptor {
         dimension: Some(TextureViewDimension::D2Array),
+        ..default()
+    });
+    image
+}
+
+/// The flow overlay's uniform entry: the tint and its opacity when `on`,
+/// all zero otherwise (the shader then samples nothing).
+pub fn overlay_uniform(on: bool) -> Vec4 {
+    use orogen_core::maps::flow::{TINT, TINT_OPACITY};
+    if !on {
+        return Vec4::ZERO;
+    }
+    let [r, g, b] = TINT.map(|c| f32::from(c) / 255.0);
+    Vec4::new(r, g, b, TINT_OPACITY)
+}
+
+/// The flow overlay's strength as an R8Unorm texture, one texel per cell
+/// of the network's grid (a 1×1 zero texel without one), sampled
+/// bilinearly and clamped at the edges.
+pub fn flow_image(flow: Option<&crate::viewer::state::FlowField>) -> Image {
+    let (width, height, data) = match flow {
+        Some(f) if f.width > 0 && f.height > 0 && f.strength.len() == f.width * f.height => (
+            f.width as u32,
+            f.height as u32,
+            f.strength
+                .iter()
+                .map(|s| (s.clamp(0.0, 1.0) * 255.0).round() as u8)
+                .collect(),
+        ),
+        _ => (1, 1, vec![0u8]),
+    };
+    let mut image = Image::new(
+        Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        data,
+        TextureFormat::R8Unorm,
+        RenderAssetUsages::RENDER_WORLD,
+    );
+    image.sampler = ImageSampler::Descriptor(ImageSamplerDescriptor {
+        address_mode_u: ImageAddressMode::ClampToEdge,
+        address_mode_v: ImageAddressMode::ClampToEdge,
+        mag_filter: ImageFilterMode::Linear,
+        min_filter: ImageFilterMode::Linear,
         ..default()
     });
     image

@@ -13,7 +13,7 @@ pub mod material;
 
 use super::camera::FlyCamera;
 use super::regen::PendingUpload;
-use super::state::{DisplayPath, Generated, ViewSettings};
+use super::state::{DisplayPath, FlowField, Generated, ViewSettings};
 use super::terrain::TerrainUpload;
 use bevy::asset::{RenderAssetUsages, embedded_asset};
 use bevy::camera::primitives::{Aabb, Frustum};
@@ -22,7 +22,10 @@ use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
 use bevy::render::renderer::RenderDevice;
 use lod::{HeightBounds, MapPlacement, PATCH_QUADS, Patch, select_patches};
-use material::{DrawOptions, SplatGrid, TerrainMaterial, terrain_uniform, tile_array};
+use material::{
+    DrawOptions, SplatGrid, TerrainMaterial, flow_image, overlay_uniform, terrain_uniform,
+    tile_array,
+};
 use orogen_core::splat::TileImages;
 use std::sync::Arc;
 
@@ -44,7 +47,8 @@ impl Plugin for GpuTerrainPlugin {
                     place_patches
                         .after(TerrainUpload)
                         .after(super::camera::CameraMoves),
-                    update_material.after(place_patches),
+                    upload_flow.after(TerrainUpload),
+                    update_material.after(place_patches).after(upload_flow),
                 ),
             )
             .add_systems(PostUpdate, count_drawn_vertices);
@@ -95,6 +99,9 @@ struct GpuTerrain {
     tile_sizes: Vec<(u32, u32)>,
     /// The tile images the array was built from.
     tile_images: Arc<TileImages>,
+    /// The flow overlay's strength texture, and the network it holds.
+    flow: Handle<Image>,
+    flow_source: Option<Arc<FlowField>>,
     /// Pools of patch entities per mesh, reused frame to frame.
     pools: [Vec<Entity>; 2],
 }
@@ -258,10 +265,12 @@ fn upload_heights(
             info!("first terrain uploaded (GPU)");
             let heights = images.add(image);
             let tiles = images.add(tile_array(&tile_images));
+            let flow = images.add(flow_image(None));
             let material = materials.add(TerrainMaterial {
                 uniform: default(),
                 heights: heights.clone(),
                 tiles: tiles.clone(),
+                flow: flow.clone(),
                 wireframe: false,
             });
             commands.insert_resource(GpuTerrain {
@@ -276,6 +285,8 @@ fn upload_heights(
                 grid,
                 tile_sizes,
                 tile_images,
+                flow,
+                flow_source: None,
                 pools: [Vec::new(), Vec::new()],
             });
         }
@@ -333,6 +344,45 @@ pub fn shown_tiles(generated: &Generated) -> Option<orogen_core::splat::TileSet>
     Some(tiles.effective(generated.shown_min, generated.shown_max))
 }
 
+/// Uploads the shown map's flow network as the material's strength
+/// texture when a new one is known (a generation that brought one, or the
+/// overlay's task); switching the overlay is a uniform write.
+fn upload_flow(
+    terrain: Option<ResMut<GpuTerrain>>,
+    generated: Res<Generated>,
+    mut images: ResMut<Assets<Image>>,
+    mut materials: ResMut<Assets<TerrainMaterial>>,
+) {
+    let (Some(mut terrain), Some(flow)) = (terrain, generated.flow.as_ref()) else {
+        return;
+    };
+    if terrain
+        .flow_source
+        .as_ref()
+        .is_some_and(|shown| Arc::ptr_eq(shown, flow))
+    {
+        return;
+    }
+    // A new asset: the network's size follows the map's.
+    images.remove(&terrain.flow);
+    terrain.flow = images.add(flow_image(Some(flow)));
+    terrain.flow_source = Some(flow.clone());
+    if let Some(mut material) = materials.get_mut(&terrain.material) {
+        material.flow = terrain.flow.clone();
+    }
+}
+
+/// Whether the GPU terrain draws the flow overlay: it is on, and the
+/// texture holds the shown map's network.
+fn overlay_shown(
+    view: &ViewSettings,
+    generated: &Generated,
+    source: Option<&Arc<FlowField>>,
+) -> bool {
+    view.flow_overlay
+        && matches!((generated.flow.as_ref(), source), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
+}
+
 /// The camera position the patches were last selected for.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
 struct SelectionEye(Vec3);
@@ -367,6 +417,11 @@ fn update_material(
     let top = terrain.bounds.top_height();
     let mut uniform = terrain_uniform(&terrain.grid, top, &tiles, &terrain.tile_sizes, options.0);
     uniform.eye = eye.0.extend(1.0);
+    uniform.overlay = overlay_uniform(overlay_shown(
+        &view,
+        &generated,
+        terrain.flow_source.as_ref(),
+    ));
     let Some(material) = materials.get(&terrain.material) else {
         return;
     };

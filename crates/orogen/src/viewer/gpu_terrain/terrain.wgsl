@@ -38,12 +38,16 @@ struct TerrainUniform {
     slopes: array<vec4<f32>, 16>,
     // per tile: repeats per texel along x and z, offsets along x and z
     tiling: array<vec4<f32>, 16>,
+    // the flow overlay: tint (sRGB) and its opacity at full strength (0: off)
+    overlay: vec4<f32>,
 }
 
 @group(#{MATERIAL_BIND_GROUP}) @binding(0) var<uniform> terrain: TerrainUniform;
 @group(#{MATERIAL_BIND_GROUP}) @binding(1) var heights: texture_2d_array<f32>;
 @group(#{MATERIAL_BIND_GROUP}) @binding(2) var tiles: texture_2d_array<f32>;
 @group(#{MATERIAL_BIND_GROUP}) @binding(3) var tiles_sampler: sampler;
+@group(#{MATERIAL_BIND_GROUP}) @binding(4) var flow: texture_2d<f32>;
+@group(#{MATERIAL_BIND_GROUP}) @binding(5) var flow_sampler: sampler;
 
 struct PatchVertex {
     @builtin(instance_index) instance_index: u32,
@@ -329,6 +333,17 @@ fn fragment(in: TerrainVaryings, @builtin(front_facing) is_front: bool) -> @loca
             texel = mix(texel, tri, steep);
         }
         colour += w[i] * texel;
+    }
+
+    // The flow overlay (orogen_core::maps::flow::tint_rgba): the network's
+    // strength, its grid laid corner to corner over the map, tints the
+    // sRGB colour as the CPU path tints its texture's bytes.
+    if terrain.overlay.w > 0.0 {
+        let size = vec2<f32>(textureDimensions(flow));
+        let span = max(terrain.grid.xy - vec2<f32>(1.0), vec2<f32>(1.0));
+        let uv = (cell * (size - vec2<f32>(1.0)) / span + vec2<f32>(0.5)) / size;
+        let strength = textureSampleLevel(flow, flow_sampler, uv, 0.0).r;
+        colour = mix(colour, terrain.overlay.rgb, strength * terrain.overlay.w);
     }
 
     // The tiles are mixed in sRGB, as the CPU splat mixes its bytes.

@@ -1,18 +1,21 @@
-//! View panel: exaggeration, wireframe, water, sun, the stage-by-stage
-//! demo (diamond-square level stepping, erosion iteration / droplet
-//! sliders) and a 2D preview.
+//! View panel: exaggeration, wireframe, water, the flow overlay, sun, the
+//! stage-by-stage demo (diamond-square level stepping, erosion iteration /
+//! droplet sliders) and a 2D preview.
 
-use super::super::state::{Generated, PreviewImage, PreviewKind};
+use super::super::state::{FlowField, Generated, PreviewImage, PreviewKind};
 use super::{Document, UiContext};
 use bevy_egui::egui;
 use orogen_core::params::{ParamVisitor, Params};
 use orogen_core::{Stage, StageEntry};
 use std::ops::RangeInclusive;
 
+/// What the preview texture shows: generation serial and preview version,
+/// kind, and whether the flow network is tinted in.
+type PreviewKey = ((u64, u64), PreviewKind, bool);
+
 #[derive(Default)]
 pub struct ViewPanel {
-    /// The preview texture and what it shows (generation serial, kind).
-    preview: Option<((u64, u64), PreviewKind, egui::TextureHandle)>,
+    preview: Option<(PreviewKey, egui::TextureHandle)>,
 }
 
 impl ViewPanel {
@@ -30,6 +33,8 @@ impl ViewPanel {
             let (lo, hi) = water_range(info.generated);
             ui.add(egui::Slider::new(&mut view.water_level, lo..=hi).text("water level"));
         }
+        ui.checkbox(&mut view.flow_overlay, "flow overlay")
+            .on_hover_text(FLOW_OVERLAY_HELP);
         ui.add(egui::Slider::new(&mut view.sun_azimuth, 0.0..=360.0).text("sun azimuth °"))
             .on_hover_text("0 = north, 90 = east");
         ui.add(egui::Slider::new(&mut view.sun_elevation, 2.0..=90.0).text("sun elevation °"));
@@ -54,18 +59,23 @@ impl ViewPanel {
             ui.weak("(no map yet)");
             return;
         }
-        let stale = self.preview.as_ref().is_none_or(|(version, shown, _)| {
-            *version != (generated.serial, generated.preview_version) || *shown != kind
-        });
-        if stale {
-            let colour =
-                egui::ColorImage::from_rgba_unmultiplied([image.width, image.height], &image.rgba);
+        let flow = generated.flow.as_deref().filter(|_| doc.view.flow_overlay);
+        let key = (
+            (generated.serial, generated.preview_version),
+            kind,
+            flow.is_some(),
+        );
+        if self.preview.as_ref().is_none_or(|(shown, _)| *shown != key) {
+            let colour = egui::ColorImage::from_rgba_unmultiplied(
+                [image.width, image.height],
+                &preview_rgba(image, flow),
+            );
             let handle =
                 ui.ctx()
                     .load_texture("orogen-preview", colour, egui::TextureOptions::LINEAR);
-            self.preview = Some(((generated.serial, generated.preview_version), kind, handle));
+            self.preview = Some((key, handle));
         }
-        if let Some((_, _, handle)) = &self.preview {
+        if let Some((_, handle)) = &self.preview {
             ui.add(egui::Image::new(egui::load::SizedTexture::new(
                 handle.id(),
                 handle.size_vec2(),
@@ -73,6 +83,19 @@ impl ViewPanel {
             .on_hover_text("Top-down, north up");
         }
     }
+}
+
+const FLOW_OVERLAY_HELP: &str = "Tint the drainage network blue over the terrain and the preview: \
+     how much area drains through each point, on a log scale from 500 square world units \
+     (none) to 250 000 (full). Worked out from the map shown, so switching it re-runs nothing";
+
+/// The preview's pixels, with the flow network tinted in when given.
+fn preview_rgba(image: &PreviewImage, flow: Option<&FlowField>) -> Vec<u8> {
+    let mut rgba = image.rgba.clone();
+    if let Some(flow) = flow {
+        flow.tint(&mut rgba, image.width, image.height);
+    }
+    rgba
 }
 
 /// Water can sit anywhere from a little below to the top of the shown map.
