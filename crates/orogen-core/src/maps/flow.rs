@@ -26,8 +26,8 @@ pub const TINT_OPACITY: f32 = 0.85;
 /// The strength of a drainage area in square world units: 0 at or below
 /// [`MIN_AREA`], 1 at or above [`FULL_AREA`], linear in log(area) between.
 pub fn strength_of_area(area: f32) -> f32 {
-    if !(area > MIN_AREA) {
-        return 0.0; // NaN included
+    if area.is_nan() || area <= MIN_AREA {
+        return 0.0;
     }
     let s = (area / MIN_AREA).log10() / (FULL_AREA / MIN_AREA).log10();
     s.clamp(0.0, 1.0)

@@ -130,13 +130,12 @@ mod tests {
     use super::*;
     use crate::viewer::regen::{RegenJob, RegenerationPlugin};
     use crate::viewer::state::EditedRecipe;
-    use orogen_core::Recipe;
     use std::time::{Duration, Instant};
 
     fn app(path: DisplayPath) -> App {
         let mut recipe = orogen_core::presets::load("default")
             .and_then(Result::ok)
-            .unwrap_or_else(Recipe::default);
+            .unwrap_or_default();
         recipe.set_sampling(65, 65);
         let mut app = App::new();
         app.add_plugins((MinimalPlugins, RegenerationPlugin, FlowOverlayPlugin))
@@ -182,8 +181,7 @@ mod tests {
             assert_eq!((flow.width, flow.height), (map.width(), map.height()));
             assert!(flow.strength.iter().all(|s| (0.0..=1.0).contains(s)));
             assert!(flow.strength.iter().any(|&s| s > 0.3), "some channel");
-            // The CPU path re-uploads its texture, tinted; off again, the
-            // untinted one.
+            // The CPU path hands its texture over again, tinted.
             let upload = app.world().resource::<PendingUpload>();
             if path.is_gpu() {
                 assert!(upload.image.is_none());
@@ -192,15 +190,56 @@ mod tests {
                 let splat = before.cpu_splat.clone().expect("the CPU splat");
                 assert_eq!(image.as_ref().map(Vec::len), Some(splat.rgba.len()));
                 assert_ne!(image, Some(splat.rgba.clone()), "tinted");
-                app.world_mut().resource_mut::<PendingUpload>().image = None;
-                app.world_mut().resource_mut::<ViewSettings>().flow_overlay = false;
+            }
+            for _ in 0..3 {
                 app.update();
-                let image = app.world().resource::<PendingUpload>().image.clone();
-                assert_eq!(image.and_then(|i| i.data), Some(splat.rgba.clone()));
-                assert!(app.world().resource::<PendingUpload>().mesh.is_none());
             }
             assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
+            assert_eq!(app.world().resource::<FlowJob>().started_count, 1);
         }
+    }
+
+    /// The terrain texture's pixels, as the scene holds them.
+    fn terrain_texture(app: &App) -> Vec<Vec<u8>> {
+        let images = app.world().resource::<Assets<Image>>();
+        images
+            .iter()
+            .filter_map(|(_, image)| image.data.clone())
+            .collect()
+    }
+
+    #[test]
+    fn the_cpu_terrain_texture_follows_the_overlay_in_place() {
+        let mut app = app(DisplayPath::Cpu("test".into()));
+        app.add_plugins(bevy::asset::AssetPlugin::default())
+            .init_asset::<Mesh>()
+            .init_asset::<Image>()
+            .init_asset::<StandardMaterial>()
+            .add_plugins(crate::viewer::terrain::TerrainUploadPlugin);
+        until(&mut app, "a generation", settled);
+        app.update();
+        let plain = app.world().resource::<Generated>().cpu_splat.clone();
+        let plain = plain.expect("the CPU splat").rgba.clone();
+        assert_eq!(terrain_texture(&app), vec![plain.clone()]);
+        let (jobs, serial) = (
+            app.world().resource::<RegenJob>().started_count,
+            app.world().resource::<Generated>().serial,
+        );
+        app.world_mut().resource_mut::<ViewSettings>().flow_overlay = true;
+        until(&mut app, "the network", |w| {
+            w.resource::<Generated>().flow.is_some()
+        });
+        app.update();
+        let tinted = terrain_texture(&app);
+        assert_eq!(tinted.len(), 1, "replaced in place");
+        assert_ne!(tinted[0], plain);
+        assert_eq!(tinted[0].len(), plain.len());
+        app.world_mut().resource_mut::<ViewSettings>().flow_overlay = false;
+        app.update();
+        assert_eq!(terrain_texture(&app), vec![plain]);
+        assert_eq!(app.world().resource::<Assets<Mesh>>().len(), 1);
+        assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
+        assert_eq!(app.world().resource::<Generated>().serial, serial);
     }
 
     #[test]

@@ -428,6 +428,27 @@ mod tests {
     }
 
     #[test]
+    fn the_flow_texture_holds_the_strength_and_the_tint_is_off_by_default() {
+        let field = crate::viewer::state::FlowField {
+            width: 3,
+            height: 2,
+            strength: vec![0.0, 0.5, 1.0, 2.0, -1.0, 0.25],
+        };
+        let image = flow_image(Some(&field));
+        let size = image.texture_descriptor.size;
+        assert_eq!((size.width, size.height), (3, 2));
+        assert_eq!(image.texture_descriptor.format, TextureFormat::R8Unorm);
+        assert_eq!(image.data.as_deref(), Some(&[0u8, 128, 255, 255, 0, 64][..]));
+        let empty = flow_image(None);
+        assert_eq!(empty.data.as_deref(), Some(&[0u8][..]));
+        assert_eq!(overlay_uniform(false), Vec4::ZERO);
+        let on = overlay_uniform(true);
+        assert_eq!(on.w, orogen_core::maps::flow::TINT_OPACITY);
+        assert_eq!(on.z, 235.0 / 255.0);
+        assert_eq!(TerrainUniform::default().overlay, Vec4::ZERO);
+    }
+
+    #[test]
     fn large_maps_are_split_into_pages_that_hold_every_cell() {
         assert_eq!(
             PageLayout::of(4097, 1025),

@@ -562,6 +562,7 @@ mod tests {
     use super::*;
     use crate::viewer::regen::{RegenJob, RegenerationPlugin};
     use crate::viewer::state::EditedRecipe;
+    use bevy::render::render_resource::TextureFormat;
     use std::time::{Duration, Instant};
 
     /// A band edit on the GPU path starts no job, yet the panels' texture
@@ -610,6 +611,74 @@ mod tests {
             after.effective_tiles.as_ref().map(|t| t.tiles[0].optimal),
             Some(1e5)
         );
+    }
+
+    /// The flow overlay on the GPU path: switching it on routes the shown
+    /// map once (no job), uploads the network as the material's strength
+    /// texture and turns the tint on in the uniform; off is a uniform
+    /// write.
+    #[test]
+    fn the_flow_overlay_is_a_texture_and_a_uniform_switch() {
+        let mut recipe = orogen_core::presets::load("default")
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        recipe.set_sampling(65, 65);
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            bevy::asset::AssetPlugin::default(),
+            RegenerationPlugin,
+            crate::viewer::flow_overlay::FlowOverlayPlugin,
+        ))
+        .init_asset::<Image>()
+        .init_asset::<Mesh>()
+        .init_asset::<TerrainMaterial>()
+        .init_resource::<GpuDrawOptions>()
+        .init_resource::<SelectionEye>()
+        .init_resource::<super::super::terrain::TerrainBounds>()
+        .insert_resource(EditedRecipe(recipe))
+        .add_systems(
+            Update,
+            (
+                upload_heights.in_set(TerrainUpload),
+                upload_flow.after(TerrainUpload),
+                update_material.after(upload_flow),
+            ),
+        );
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut update_until = |app: &mut App, done: &dyn Fn(&World) -> bool| {
+            while !done(app.world()) {
+                assert!(Instant::now() < deadline, "timed out");
+                app.update();
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            app.update();
+        };
+        update_until(&mut app, &|w| {
+            w.contains_resource::<GpuTerrain>() && !w.resource::<RegenJob>().is_busy()
+        });
+        let material = |app: &App| {
+            let terrain = app.world().resource::<GpuTerrain>();
+            let materials = app.world().resource::<Assets<TerrainMaterial>>();
+            materials.get(&terrain.material).cloned().expect("the material")
+        };
+        let off = material(&app);
+        assert_eq!(off.uniform.overlay, Vec4::ZERO);
+        let jobs = app.world().resource::<RegenJob>().started_count;
+        app.world_mut().resource_mut::<ViewSettings>().flow_overlay = true;
+        update_until(&mut app, &|w| w.resource::<Generated>().flow.is_some());
+        let on = material(&app);
+        assert!(on.uniform.overlay.w > 0.0, "tint on");
+        let images = app.world().resource::<Assets<Image>>();
+        let flow = images.get(&on.flow).expect("the strength texture");
+        let size = flow.texture_descriptor.size;
+        assert_eq!((size.width, size.height), (65, 65));
+        assert_eq!(flow.texture_descriptor.format, TextureFormat::R8Unorm);
+        assert!(flow.data.as_deref().unwrap_or_default().iter().any(|&v| v > 80));
+        app.world_mut().resource_mut::<ViewSettings>().flow_overlay = false;
+        app.update();
+        assert_eq!(material(&app).uniform.overlay, Vec4::ZERO);
+        assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
     }
 
     #[test]

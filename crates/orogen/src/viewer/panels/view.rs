@@ -339,6 +339,26 @@ mod tests {
     }
 
     #[test]
+    fn the_preview_is_tinted_only_with_a_network() {
+        let image = PreviewImage {
+            width: 2,
+            height: 1,
+            rgba: vec![100, 100, 100, 255, 100, 100, 100, 255],
+        };
+        assert_eq!(preview_rgba(&image, None), image.rgba);
+        // A network twice as fine: the channel in the right half.
+        let flow = FlowField {
+            width: 3,
+            height: 2,
+            strength: vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0],
+        };
+        let tinted = preview_rgba(&image, Some(&flow));
+        assert_eq!(&tinted[..4], &image.rgba[..4]);
+        assert_ne!(&tinted[4..], &image.rgba[4..]);
+        assert_eq!(tinted[7], 255);
+    }
+
+    #[test]
     fn erosion_stages_are_offered_in_the_add_stage_list() {
         for kind in ["hydraulic-erosion", "thermal-erosion"] {
             assert!(
