@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # orogen's whole test suite: unit, integration, CLI and the viewer's
-# screenshot test. The screenshot test renders under Xvfb with Mesa's
-# software Vulkan, and the outside-readers test reads the exports back with
+# screenshot test, then the release-mode drainage tier (the eroded
+# presets judged by fastscapelib at 2049² and 4097²). The screenshot
+# test renders under Xvfb with Mesa's software Vulkan, and the outside-readers test reads the exports back with
 # GDAL (gdal-bin) and Python (pillow, OpenEXR, numpy); when run as root and
 # those packages are missing, this script installs them first (as CI does
 # on a fresh machine).
@@ -43,3 +44,6 @@ if command -v python3 >/dev/null 2>&1 && ! python3 -c "import PIL, OpenEXR, nump
 fi
 
 cargo test --workspace "$@"
+
+# The drainage checks at 2049² and 4097², in release mode (a few minutes).
+./scripts/drainage-tier.sh

@@ -39,6 +39,10 @@ pub fn fill_levels(heights: &[f32], routing: &Routing) -> Vec<f32> {
 /// keeps a lake `max_depth` shallower. Interpolating a map up from a
 /// coarser one leaves many centimetre-deep hollows along valley floors:
 /// breached, the rivers run on; filled, they would turn into flats.
+///
+/// The routing stays valid for the breached heights: cells were lowered
+/// only along its own paths, so [`fill_levels`] over it still finds each
+/// remaining lake's spill level.
 pub fn breach_shallow(heights: &mut [f32], routing: &Routing, max_depth: f32) {
     if max_depth <= 0.0 {
         return;

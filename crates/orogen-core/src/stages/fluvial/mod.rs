@@ -459,9 +459,13 @@ impl StageOp for FluvialErosion {
                 below = Some((level_map, input));
             }
         }
-        self.breach_depressions(map);
+        // One routing for both: breaching lowers cells only along its
+        // paths, so the same routing finds the lakes left to fill.
+        let routing = Routing::new(map.data(), map.width(), &self.outlets());
+        breach_shallow(map.data_mut(), &routing, self.breach_depth);
         if !self.keep_lakes {
-            self.fill_depressions(map);
+            let levels = fill_levels(map.data(), &routing);
+            map.data_mut().copy_from_slice(&levels);
         }
         Ok(())
     }

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The drainage checks at export sizes: both eroded presets at 2049² and
+# 4097², built in release mode, judged by fastscapelib as in the default
+# suite (θ 0.35–0.6 with r² ≥ 0.8, closed pits ≤ 0.1 %). Run by
+# scripts/test.sh after the default suite.
+#
+#   scripts/drainage-tier.sh [SIZES]   (default 2049,4097)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OROGEN_DRAINAGE_SIZES=${1:-2049,4097} cargo test --release -p orogen-core --test drainage -- --nocapture
