@@ -64,7 +64,15 @@ def picture(h, cell):
     area = drainage_area(h, cell)
     strength = np.clip((np.log10(np.maximum(area, 1)) - np.log10(2000)) / (np.log10(2e5) - np.log10(2000)), 0, 1)
     channel = area >= 2000
-    alpha = np.where(channel, 0.55 + 0.45 * strength, 0)[..., None]
+    alpha = np.where(channel, 0.6 + 0.4 * strength, 0)
+    # Wider lines for larger rivers: grown by one cell where strength
+    # passes 0.25, by two where it passes 0.6, so they survive the
+    # picture's downscaling.
+    for threshold in (0.25, 0.6):
+        grown = np.where(strength > threshold, alpha, 0)
+        for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0)):
+            alpha = np.maximum(alpha, np.roll(np.roll(grown, dy, 0), dx, 1))
+    alpha = alpha[..., None]
     blue = np.array([0.1, 0.35, 0.95])
     rgb = rgb * (1 - alpha) + blue * alpha
     return Image.fromarray((np.clip(rgb, 0, 1) * 255).astype(np.uint8))
@@ -93,7 +101,7 @@ def main():
                     f"{preset} {args.size}² {label}: θ {stats['theta']:.3f} r² {stats['r2']:.3f} "
                     f"pits {stats['pits_percent']:.3f} %"
                 )
-                panels.append(picture(h.astype(np.float64), cell).resize((512, 512), Image.LANCZOS))
+                panels.append(picture(h.astype(np.float64), cell).resize((512, 512), Image.BOX))
             sheet = Image.new("RGB", (1024 + 8, 512), (255, 255, 255))
             sheet.paste(panels[0], (0, 0))
             sheet.paste(panels[1], (512 + 8, 0))
