@@ -219,29 +219,11 @@ mod tests {
             vb += (y - mb).powi(2);
         }
         let correlation = cov / (va * vb).sqrt();
-        eprintln!("CORRELATION {correlation}");
         assert!(correlation >= 0.8, "correlation {correlation}");
         // Along the valley line the two agree closely.
         for y in 2..62 {
             let (sa, sb) = (a[y * 65 + 32], b[2 * y * 129 + 64]);
             assert!((sa - sb).abs() < 0.1, "row {y}: {sa} vs {sb}");
-        }
-    }
-
-    #[test]
-    fn zz_timing() {
-        for side in [513usize, 1025, 2049] {
-            let mut r = crate::presets::load("eroded-mountains").and_then(Result::ok).unwrap_or_default();
-            r.set_sampling(side as u32, side as u32);
-            let out = crate::run_once(&r, None, Default::default()).unwrap();
-            let t = std::time::Instant::now();
-            let s = flow_strength(&out.map, r.cell_size());
-            let routed = t.elapsed();
-            let mut rgba = vec![128u8; 1024 * 1024 * 4];
-            let t = std::time::Instant::now();
-            tint_rgba(&mut rgba, 1024, 1024, &s, side, side);
-            let frac = s.iter().filter(|&&v| v > 0.0).count() as f32 / s.len() as f32;
-            eprintln!("TIMING {side}: route {:?} tint1024 {:?} max {} nonzero {frac}", routed, t.elapsed(), s.iter().cloned().fold(0.0f32, f32::max));
         }
     }
 

@@ -1,8 +1,9 @@
 //! Turns a pipeline result into what the screen shows: a Bevy mesh, the
-//! splat texture as a Bevy image, a height histogram and two small
-//! previews. Runs inside the regeneration job, never on the main thread;
-//! it takes only what it shows (the output, its recipe, the stage), so it
-//! knows nothing of the job that calls it.
+//! splat texture as a Bevy image, a height histogram, two small previews
+//! and, with the flow overlay on, the drainage network. Runs inside the
+//! regeneration job, never on the main thread; it takes only what it
+//! shows (the output, its recipe, the stage), so it knows nothing of the
+//! job that calls it.
 
 use super::gpu_terrain::HeightUpload;
 use super::gpu_terrain::lod::HeightBounds;

@@ -438,7 +438,10 @@ mod tests {
         let size = image.texture_descriptor.size;
         assert_eq!((size.width, size.height), (3, 2));
         assert_eq!(image.texture_descriptor.format, TextureFormat::R8Unorm);
-        assert_eq!(image.data.as_deref(), Some(&[0u8, 128, 255, 255, 0, 64][..]));
+        assert_eq!(
+            image.data.as_deref(),
+            Some(&[0u8, 128, 255, 255, 0, 64][..])
+        );
         let empty = flow_image(None);
         assert_eq!(empty.data.as_deref(), Some(&[0u8][..]));
         assert_eq!(overlay_uniform(false), Vec4::ZERO);

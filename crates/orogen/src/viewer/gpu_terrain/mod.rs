@@ -3,6 +3,8 @@
 //! the vertex shader with CDLOD level of detail ([`lod`]); normals and the
 //! splat's band and slope rules are evaluated per pixel ([`material`]).
 //! Band and slope edits rewrite the material's uniform and start no job.
+//! The flow overlay is a small strength texture (uploaded when a network
+//! is known) blended in the fragment shader while the uniform says so.
 //!
 //! Where the adapter cannot do this (no vertex-stage texture reads, too
 //! small a texture limit) or `--cpu-terrain` asks for it, the viewer keeps
@@ -646,7 +648,7 @@ mod tests {
             ),
         );
         let deadline = Instant::now() + Duration::from_secs(30);
-        let mut update_until = |app: &mut App, done: &dyn Fn(&World) -> bool| {
+        let update_until = |app: &mut App, done: &dyn Fn(&World) -> bool| {
             while !done(app.world()) {
                 assert!(Instant::now() < deadline, "timed out");
                 app.update();
@@ -660,7 +662,10 @@ mod tests {
         let material = |app: &App| {
             let terrain = app.world().resource::<GpuTerrain>();
             let materials = app.world().resource::<Assets<TerrainMaterial>>();
-            materials.get(&terrain.material).cloned().expect("the material")
+            materials
+                .get(&terrain.material)
+                .cloned()
+                .expect("the material")
         };
         let off = material(&app);
         assert_eq!(off.uniform.overlay, Vec4::ZERO);
@@ -674,7 +679,13 @@ mod tests {
         let size = flow.texture_descriptor.size;
         assert_eq!((size.width, size.height), (65, 65));
         assert_eq!(flow.texture_descriptor.format, TextureFormat::R8Unorm);
-        assert!(flow.data.as_deref().unwrap_or_default().iter().any(|&v| v > 80));
+        assert!(
+            flow.data
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .any(|&v| v > 80)
+        );
         app.world_mut().resource_mut::<ViewSettings>().flow_overlay = false;
         app.update();
         assert_eq!(material(&app).uniform.overlay, Vec4::ZERO);
