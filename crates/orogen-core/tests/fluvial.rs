@@ -213,8 +213,8 @@ fn routing_invariants(
 
     // Receivers: self or a D8 neighbour; lower than the cell itself
     // before carving, so only carving may point uphill.
-    for i in 0..n {
-        let ri = r[i] as usize;
+    for (i, &ri) in r.iter().enumerate() {
+        let ri = ri as usize;
         prop_assert!(
             ri == i || neighbours(i, w, h).any(|j| j == ri),
             "cell {} hands its water to {}, not a neighbour",
@@ -229,8 +229,8 @@ fn routing_invariants(
         .filter(|&i| steepest[i] as usize == i && !outlet(i))
         .count();
     if any_outlet {
-        for i in 0..n {
-            prop_assert_eq!(r[i] as usize == i, outlet(i), "cell {} root vs outlet", i);
+        for (i, &ri) in r.iter().enumerate() {
+            prop_assert_eq!(ri as usize == i, outlet(i), "cell {} root vs outlet", i);
         }
         prop_assert_eq!(routing.pits_resolved, pits);
     } else {
@@ -834,7 +834,8 @@ fn one_cell_stripes_are_damped_in_one_big_step() {
         east: false,
         sea_level: None,
     };
-    let patterns: [(&str, fn(usize, usize) -> f32); 3] = [
+    type Pattern = fn(usize, usize) -> f32;
+    let patterns: [(&str, Pattern); 3] = [
         ("columns", |x, _| if x % 2 == 0 { 1.0 } else { -1.0 }),
         ("rows", |_, y| if y % 2 == 0 { 1.0 } else { -1.0 }),
         (
