@@ -36,11 +36,18 @@ pub struct Pass {
 }
 
 impl Pass {
-    fn key_cmp(&self, other: &Pass) -> std::cmp::Ordering {
-        self.level
-            .total_cmp(&other.level)
-            .then(self.low_cell.cmp(&other.low_cell))
-            .then(self.high_cell.cmp(&other.high_cell))
+    /// The pass as one integer that sorts like (level, low cell, high
+    /// cell): sorting plain integers is about twice as fast as comparing
+    /// the fields, and the order is the same.
+    fn sort_key(&self) -> u128 {
+        let bits = self.level.to_bits();
+        // Finite floats ordered as unsigned integers (as `total_cmp` does).
+        let level = if bits >> 31 == 1 {
+            !bits
+        } else {
+            bits | 0x8000_0000
+        };
+        ((level as u128) << 64) | ((self.low_cell as u128) << 32) | self.high_cell as u128
     }
 }
 
@@ -104,8 +111,12 @@ pub fn basin_passes(heights: &[f32], width: usize, basins: &[u32]) -> Vec<Pass> 
 /// For each basin 1..=count, the pass it spills through: (cell inside the
 /// basin, cell across the pass), from the minimum spanning tree of the
 /// basin graph rooted at the outlets.
-pub fn spill_passes(basins: &[u32], count: usize, mut passes: Vec<Pass>) -> Vec<(u32, u32)> {
-    passes.par_sort_unstable_by(Pass::key_cmp);
+pub fn spill_passes(basins: &[u32], count: usize, passes: Vec<Pass>) -> Vec<(u32, u32)> {
+    let mut keys: Vec<u128> = passes.par_iter().map(Pass::sort_key).collect();
+    drop(passes);
+    keys.par_sort_unstable();
+    // In order, the two cells of each pass (its level has done its job).
+    let passes = keys.into_iter().map(|k| ((k >> 32) as u32, k as u32));
     let mut parent: Vec<u32> = (0..=count as u32).collect();
     fn find(parent: &mut [u32], mut a: u32) -> u32 {
         while parent[a as usize] != a {
@@ -118,15 +129,15 @@ pub fn spill_passes(basins: &[u32], count: usize, mut passes: Vec<Pass>) -> Vec<
     // The tree's edges per basin, as (other basin, cell here, cell there).
     let mut adjacent: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); count + 1];
     let mut joined = 0;
-    for p in &passes {
-        let (a, b) = (basins[p.low_cell as usize], basins[p.high_cell as usize]);
+    for (low_cell, high_cell) in passes {
+        let (a, b) = (basins[low_cell as usize], basins[high_cell as usize]);
         let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
         if ra == rb {
             continue;
         }
         parent[ra as usize] = rb;
-        adjacent[a as usize].push((b, p.low_cell, p.high_cell));
-        adjacent[b as usize].push((a, p.high_cell, p.low_cell));
+        adjacent[a as usize].push((b, low_cell, high_cell));
+        adjacent[b as usize].push((a, high_cell, low_cell));
         joined += 1;
         if joined == count {
             break;
