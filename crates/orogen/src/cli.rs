@@ -159,6 +159,10 @@ pub struct ViewArgs {
     /// paints it, to compare with `generate --texture` at the same size.
     #[arg(long, conflicts_with_all = ["look_from", "look_at", "cpu_terrain"])]
     pub top_texels: bool,
+    /// Start with the flow overlay on: the drainage network (drainage
+    /// area on a log scale) tinted over the terrain and the 2D preview.
+    #[arg(long)]
+    pub flow_overlay: bool,
 }
 
 impl ViewArgs {
@@ -182,6 +186,7 @@ impl ViewArgs {
             camera,
             cpu_terrain: self.cpu_terrain,
             top_texels: self.top_texels,
+            flow_overlay: self.flow_overlay,
         })
     }
 }

@@ -51,6 +51,8 @@ pub struct ViewOptions {
     pub cpu_terrain: bool,
     /// Straight down, orthographic, one pixel per splat texel, unlit, no panels.
     pub top_texels: bool,
+    /// Start with the flow overlay on.
+    pub flow_overlay: bool,
 }
 
 /// Everything the interactive viewer adds on top of Bevy's default plugins.
@@ -205,6 +207,12 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
     });
     if args.cpu_terrain {
         app.insert_resource(state::DisplayPath::Cpu("--cpu-terrain".into()));
+    }
+    if args.flow_overlay {
+        app.insert_resource(state::ViewSettings {
+            flow_overlay: true,
+            ..default()
+        });
     }
     if args.top_texels {
         app.insert_resource(gpu_terrain::GpuDrawOptions(
