@@ -12,7 +12,7 @@ enough), then lays the pictures side by side with Pillow:
 - viewer-default.png: the whole viewer window on the default preset;
 - viewer-ground-level.png: the default preset from a placed camera;
 - erosion-before-after.png: eroded-mountains before (after stage 2) and
-  after its erosion stages;
+  after its fluvial erosion;
 - viewer-closeup-4097.png: the default world sampled at 4097² from the
   ground, the GPU terrain above and `--cpu-terrain` below (the script
   prints each one's sharpness, the mean absolute Laplacian of its lower
