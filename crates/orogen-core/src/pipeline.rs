@@ -174,7 +174,14 @@ impl Pipeline {
             let start = Instant::now();
             if entry.enabled {
                 let mut map = current.parallel_copy();
-                apply_stage(recipe, index, entry, self.base_dir.clone(), &mut map)?;
+                apply_stage(
+                    recipe,
+                    index,
+                    entry,
+                    self.base_dir.clone(),
+                    hooks.cancel,
+                    &mut map,
+                )?;
                 current = Arc::new(map);
             }
             let output = StageOutput {
@@ -217,6 +224,7 @@ fn apply_stage(
     index: usize,
     entry: &StageEntry,
     base_dir: Option<PathBuf>,
+    cancel: Option<&AtomicBool>,
     map: &mut Heightmap,
 ) -> Result<(), PipelineError> {
     let earlier_stages = entry
@@ -230,16 +238,20 @@ fn apply_stage(
         cell_size: recipe.cell_size(),
         output_finite: None,
         earlier_stages,
+        cancel,
     };
-    entry
-        .stage
-        .op()
-        .apply(map, &mut ctx)
-        .map_err(|error| PipelineError::Stage {
-            index,
-            kind: entry.stage.kind(),
-            error,
-        })?;
+    entry.stage.op().apply(map, &mut ctx).map_err(|error| {
+        // A stage that stopped for the cancel flag has no error of its own.
+        if ctx.cancelled() {
+            PipelineError::Cancelled
+        } else {
+            PipelineError::Stage {
+                index,
+                kind: entry.stage.kind(),
+                error,
+            }
+        }
+    })?;
     // Finite input stays finite through some stages, and others checked
     // their output rows as they wrote them: no separate scan for those.
     if entry.stage.op().keeps_finite() || ctx.output_finite == Some(true) {
@@ -311,7 +323,14 @@ pub fn run_once(
         hooks.before_stage(index, count)?;
         let start = Instant::now();
         if entry.enabled {
-            apply_stage(recipe, index, entry, base_dir.clone(), &mut map)?;
+            apply_stage(
+                recipe,
+                index,
+                entry,
+                base_dir.clone(),
+                hooks.cancel,
+                &mut map,
+            )?;
         }
         timings.push(start.elapsed().as_secs_f64() * 1000.0);
     }

@@ -1053,3 +1053,36 @@ proptest! {
         }
     }
 }
+
+/// A cancel during the fluvial stage stops it between steps and the run
+/// reports `Cancelled`, not a stage error: the flag is raised as the
+/// stage starts, after the pipeline's own check before it.
+#[test]
+fn a_cancel_stops_the_fluvial_stage_between_steps() {
+    use orogen_core::pipeline::{PipelineError, RunHooks, run_once};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let recipe = orogen_core::presets::load("eroded-mountains")
+        .expect("preset")
+        .expect("valid");
+    let fluvial = recipe
+        .stages
+        .iter()
+        .position(|e| e.stage.kind() == "fluvial-erosion")
+        .expect("a fluvial stage");
+    let cancel = AtomicBool::new(false);
+    let mut raise = |index: usize, _count: usize| {
+        if index == fluvial {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    };
+    let hooks = RunHooks {
+        cancel: Some(&cancel),
+        progress: Some(&mut raise),
+    };
+    let result = run_once(&recipe, None, hooks);
+    assert!(
+        matches!(result, Err(PipelineError::Cancelled)),
+        "expected Cancelled, got {:?}",
+        result.map(|_| ())
+    );
+}

@@ -20,6 +20,7 @@ use crate::rng::StageRng;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The map before a stage, computed again at another sampling of the
 /// same world: the recipe's earlier stages run at (`width`, `height`).
@@ -40,7 +41,7 @@ pub use thermal::ThermalErosion;
 
 /// What a stage may use besides the map: its own random stream and the
 /// recipe's context.
-pub struct StageContext {
+pub struct StageContext<'a> {
     /// This stage's own stream, from the recipe seed and the stage's index.
     pub rng: StageRng,
     /// Folder that relative paths in the recipe are resolved against.
@@ -56,9 +57,12 @@ pub struct StageContext {
     /// that starts at a coarse level (fluvial erosion); `None` outside a
     /// pipeline, where such a stage resamples its input instead.
     pub earlier_stages: Option<EarlierStages>,
+    /// The run's cancel flag: a long stage checks it between its steps
+    /// and stops early (the pipeline then reports the run as cancelled).
+    pub cancel: Option<&'a AtomicBool>,
 }
 
-impl StageContext {
+impl StageContext<'_> {
     /// A context with unit cells and no base folder.
     pub fn new(rng: StageRng) -> Self {
         Self {
@@ -67,7 +71,13 @@ impl StageContext {
             cell_size: 1.0,
             output_finite: None,
             earlier_stages: None,
+            cancel: None,
         }
+    }
+
+    /// Whether the run was cancelled.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
     }
 
     /// The map before this stage at (`width`, `height`), when the recipe's

@@ -326,7 +326,8 @@ impl FluvialErosion {
 
     /// Runs `steps` steps of erosion plus diffusion on `map` (cells
     /// `cell_size` apart), each `dt_scale` times the coarse step, with
-    /// uplift measured on `input`; calls `after_step` after each.
+    /// uplift measured on `input`; calls `after_step` after each and stops
+    /// (returning false) when it returns false.
     pub fn run_steps(
         &self,
         map: &mut Heightmap,
@@ -334,8 +335,8 @@ impl FluvialErosion {
         cell_size: f32,
         steps: u32,
         dt_scale: f64,
-        after_step: &mut dyn FnMut(u32),
-    ) {
+        after_step: &mut dyn FnMut(u32) -> bool,
+    ) -> bool {
         let mut p = self.step_params(cell_size, input.range().0);
         p.dt *= dt_scale;
         let uplift = (self.uplift > 0.0).then(|| self.uplift_field(input));
@@ -350,8 +351,11 @@ impl FluvialErosion {
                 p.cell_size,
                 &p.outlets,
             );
-            after_step(s);
+            if !after_step(s) {
+                return false;
+            }
         }
+        true
     }
 
     /// Fills every closed depression of `map` to its spill level (flat
@@ -452,7 +456,13 @@ impl StageOp for FluvialErosion {
             // Finer levels refine the valleys to their sampling: their
             // steps shorten with the cell, as the time to cross a cell does.
             let dt_scale = (cell / coarse_cell) as f64;
-            self.run_steps(&mut level_map, &input, cell, steps, dt_scale, &mut |_| {});
+            let finished =
+                self.run_steps(&mut level_map, &input, cell, steps, dt_scale, &mut |_| {
+                    !ctx.cancelled()
+                });
+            if !finished {
+                return Err(StageError("cancelled".into()));
+            }
             if last {
                 *map = level_map;
             } else {
