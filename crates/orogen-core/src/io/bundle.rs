@@ -214,7 +214,17 @@ impl ExportBundle {
             }
             return Err(e.to_string());
         }
-        // Complete: the folder stays.
+        // Complete: the folder stays. A folder this export created is
+        // itself an entry of its parent, durable only once that is synced.
+        if created_dir && let Some(parent) = dir.parent() {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            crate::io::atomic::sync_dir(parent)
+                .map_err(|e| format!("cannot sync folder {}: {e}", parent.display()))?;
+        }
         self.early_dir = None;
         Ok(paths)
     }
@@ -283,5 +293,29 @@ mod tests {
         assert!(bundle.write_to(&b).unwrap_err().contains("started in"));
         drop(bundle);
         assert!(!a.exists() && !b.exists());
+    }
+
+    /// A folder the export created is synced into its parent after the
+    /// folder itself.
+    #[test]
+    fn a_created_folder_is_synced_into_its_parent() {
+        use crate::io::atomic::{FileOp, record_file_ops};
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("new-export");
+        let mut bundle = ExportBundle::default();
+        bundle.add("heightmap.json", b"{}".to_vec());
+        record_file_ops(true);
+        bundle.write_to(&dir).unwrap();
+        let ops = record_file_ops(false);
+        let own = ops
+            .iter()
+            .position(|op| *op == FileOp::DirSynced(dir.clone()));
+        let parent = ops
+            .iter()
+            .position(|op| *op == FileOp::DirSynced(root.path().to_path_buf()));
+        assert!(
+            matches!((own, parent), (Some(a), Some(b)) if a < b),
+            "folder then parent synced: {ops:?}"
+        );
     }
 }
