@@ -18,9 +18,11 @@
 //! block ([`super::literal_deflate`]): their noisy low bytes leave a match
 //! search little to find.
 
+// zlib-rs's own Adler-32 and its combination of strips' checksums.
 use crate::hugepages::{PageAligned, page_aligned_in_parallel};
 use crate::io::literal_deflate::deflate_literals;
 use rayon::prelude::*;
+use zlib_rs::adler32::{adler32, adler32_combine};
 use zlib_rs::{Deflate, DeflateConfig, DeflateFlush, Status};
 
 /// Filtered bytes per independently deflated strip: large enough that the
@@ -179,7 +181,7 @@ fn png_parts(
             || (Vec::new(), Vec::new()),
             |(filtered, deflated), (index, &(first, end))| {
                 filter_rows(&fill_row, row_len, first, end, filtered);
-                let checksum = adler2::adler32_slice(filtered);
+                let checksum = adler32(1, filtered);
                 let is_last = index == last;
                 let n = if pixels == PngPixels::Gray16 {
                     // Heights: literals only (see `literal_deflate`).
@@ -195,7 +197,7 @@ fn png_parts(
 
     let mut adler = 1u32;
     for (_, checksum, len) in &pieces {
-        adler = adler32_combine(adler, *checksum, *len);
+        adler = adler32_combine(adler, *checksum, *len as u64);
     }
     let mut head = Vec::with_capacity(64);
     head.extend_from_slice(b"\x89PNG\r\n\x1a\n");
@@ -287,30 +289,6 @@ fn deflate_strip(input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, S
     Ok(deflate.total_out() as usize)
 }
 
-/// zlib's `adler32_combine`: the checksum of `A ++ B` from A's, B's and
-/// B's length.
-fn adler32_combine(adler_a: u32, adler_b: u32, len_b: usize) -> u32 {
-    const BASE: u32 = 65521;
-    let rem = (len_b % BASE as usize) as u32;
-    let mut sum1 = adler_a & 0xffff;
-    let mut sum2 = ((rem as u64 * sum1 as u64) % BASE as u64) as u32;
-    sum1 += (adler_b & 0xffff) + BASE - 1;
-    sum2 += (adler_a >> 16) + (adler_b >> 16) + BASE - rem;
-    if sum1 >= BASE {
-        sum1 -= BASE;
-    }
-    if sum1 >= BASE {
-        sum1 -= BASE;
-    }
-    if sum2 >= 2 * BASE {
-        sum2 -= 2 * BASE;
-    }
-    if sum2 >= BASE {
-        sum2 -= BASE;
-    }
-    sum1 | (sum2 << 16)
-}
-
 /// Appends one chunk: length, type, data, CRC of type and data.
 fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     png.extend_from_slice(&(data.len() as u32).to_be_bytes());
@@ -390,9 +368,8 @@ mod tests {
         let data = random_bytes(300_001, 3);
         for split in [0, 1, 65_521, 150_000, 300_001] {
             let (a, b) = data.split_at(split);
-            let combined =
-                adler32_combine(adler2::adler32_slice(a), adler2::adler32_slice(b), b.len());
-            assert_eq!(combined, adler2::adler32_slice(&data), "split {split}");
+            let combined = adler32_combine(adler32(1, a), adler32(1, b), b.len() as u64);
+            assert_eq!(combined, adler32(1, &data), "split {split}");
         }
     }
 
