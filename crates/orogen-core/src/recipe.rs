@@ -167,7 +167,15 @@ impl TryFrom<RecipeFile> for Recipe {
                     return Err("a cell-based recipe needs both width and height".into());
                 };
                 let cell_size = f.cell_size.unwrap_or(1.0);
-                crate::recipe_legacy::convert(&mut recipe, width, height, cell_size)?;
+                let (x, y) = crate::recipe_legacy::convert(
+                    recipe.stages.iter_mut().map(|e| &mut e.stage),
+                    width,
+                    height,
+                    cell_size,
+                )?;
+                recipe.width = width;
+                recipe.height = height;
+                recipe.extent = Extent { x, y };
             }
             (_, _, true) => {
                 return Err(
@@ -178,7 +186,13 @@ impl TryFrom<RecipeFile> for Recipe {
             (None, _, false) => return Err("missing field `extent` (the world's size in world units, e.g. extent: (x: 1024.0, y: 1024.0))".into()),
             (_, None, false) => return Err("missing field `size` (the sampling in cells, e.g. size: (width: 513, height: 513))".into()),
         }
-        crate::recipe_legacy::convert_cell_fields(&mut recipe)?;
+        let cell_size = recipe.cell_size();
+        if crate::recipe_legacy::convert_cell_fields(
+            recipe.stages.iter_mut().map(|e| &mut e.stage),
+            cell_size,
+        )? {
+            recipe.converted_from_cells = true;
+        }
         Ok(recipe)
     }
 }

@@ -9,12 +9,18 @@
 //! `(2r + 1)·cell_size` wide, and erosion keeps its numbers at a
 //! simulation size of the old map's longer side.
 
-use crate::recipe::{Extent, Recipe};
 use crate::stages::Stage;
 
-/// Fills `recipe`'s world from a cell-based header and converts its
-/// stages' cell lengths to world units.
-pub fn convert(recipe: &mut Recipe, width: u32, height: u32, cell_size: f32) -> Result<(), String> {
+/// Converts the stages of a cell-based recipe (`width` x `height` cells
+/// `cell_size` apart) to world units and returns the world it sampled,
+/// (x, y) in world units. Works on stages and numbers only, so the recipe
+/// module depends on this one and never the other way.
+pub fn convert<'a>(
+    stages: impl IntoIterator<Item = &'a mut Stage>,
+    width: u32,
+    height: u32,
+    cell_size: f32,
+) -> Result<(f32, f32), String> {
     if !(cell_size.is_finite() && cell_size > 0.0) {
         return Err(format!("cell_size: {cell_size} must be a positive number"));
     }
@@ -23,14 +29,8 @@ pub fn convert(recipe: &mut Recipe, width: u32, height: u32, cell_size: f32) -> 
             "width and height must be at least 2 (got {width}x{height})"
         ));
     }
-    recipe.width = width;
-    recipe.height = height;
-    recipe.extent = Extent {
-        x: (width - 1) as f32 * cell_size,
-        y: (height - 1) as f32 * cell_size,
-    };
-    for entry in &mut recipe.stages {
-        match &mut entry.stage {
+    for stage in stages {
+        match stage {
             Stage::HillsAndPits(hills) => {
                 for layer in &mut hills.layers {
                     layer.radius.min *= cell_size;
@@ -45,19 +45,26 @@ pub fn convert(recipe: &mut Recipe, width: u32, height: u32, cell_size: f32) -> 
             _ => {}
         }
     }
-    Ok(())
+    Ok((
+        (width - 1) as f32 * cell_size,
+        (height - 1) as f32 * cell_size,
+    ))
 }
 
 /// Converts stage fields that only the cell-based format had, in a recipe
-/// of either format (a blur's `radius` in cells becomes its `width`).
-pub fn convert_cell_fields(recipe: &mut Recipe) -> Result<(), String> {
-    let cell_size = recipe.cell_size();
-    for (i, entry) in recipe.stages.iter_mut().enumerate() {
-        if let Stage::Blur(blur) = &mut entry.stage {
+/// of either format sampled `cell_size` apart (a blur's `radius` in cells
+/// becomes its `width`); returns whether any was converted.
+pub fn convert_cell_fields<'a>(
+    stages: impl IntoIterator<Item = &'a mut Stage>,
+    cell_size: f32,
+) -> Result<bool, String> {
+    let mut converted = false;
+    for (i, stage) in stages.into_iter().enumerate() {
+        if let Stage::Blur(blur) = stage {
             match (blur.legacy_radius.take(), blur.width.is_nan()) {
                 (Some(radius), true) => {
                     blur.width = (2 * radius + 1) as f32 * cell_size;
-                    recipe.converted_from_cells = true;
+                    converted = true;
                 }
                 (Some(_), false) => {
                     return Err(format!(
@@ -73,5 +80,5 @@ pub fn convert_cell_fields(recipe: &mut Recipe) -> Result<(), String> {
             }
         }
     }
-    Ok(())
+    Ok(converted)
 }

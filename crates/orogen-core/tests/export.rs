@@ -5,6 +5,7 @@ use orogen_core::flow::{
 use orogen_core::io::engine_sizes::named_size;
 use orogen_core::io::float_files::{decode_exr, decode_tiff, encode_exr, encode_tiff_f32};
 use orogen_core::io::height_files::*;
+use orogen_core::io::import::read_heightmap_file;
 use orogen_core::io::sidecar::{HeightFileInfo, Sidecar, find_sidecar};
 use orogen_core::params::Span;
 use orogen_core::recipe::Recipe;

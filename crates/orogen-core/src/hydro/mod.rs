@@ -13,6 +13,7 @@ pub mod depressions;
 pub mod order;
 pub mod receivers;
 pub mod reference;
+pub mod walk;
 
 pub use accumulate::{breach_shallow, drainage_cells, fill_levels};
 pub use order::Routing;

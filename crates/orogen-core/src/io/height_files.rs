@@ -7,7 +7,6 @@ use crate::heightmap::Heightmap;
 use crate::hugepages::{
     PageAligned, filled_in_parallel, page_aligned_in_parallel, zeroed_in_parallel,
 };
-use crate::io::float_files::{decode_exr, decode_tiff};
 use crate::io::png_strips::{
     PngPixels, encode_png_rows, encode_png_rows_page_aligned, encode_png_strips,
 };
@@ -18,7 +17,6 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Cursor;
 use std::mem::MaybeUninit;
-use std::path::Path;
 
 /// Byte order of the 16-bit samples in a RAW16 (`.r16`) file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -486,50 +484,6 @@ pub enum ImportError {
 
 fn invalid(msg: impl Into<String>) -> ImportError {
     ImportError::Invalid(msg.into())
-}
-
-/// Reads a heightmap file: 16- or 8-bit PNG, RAW16, float OpenEXR, or
-/// float or 16-bit TIFF. `Auto` goes by the file's signature (PNG, OpenEXR
-/// `76 2f 31 01`, TIFF `II*\0`/`MM\0*`), then by its extension.
-/// `raw_size` gives RAW dimensions; without it a RAW file must be square.
-pub fn read_heightmap_file(
-    path: &Path,
-    format: ImportFormat,
-    raw_size: Option<(usize, usize)>,
-) -> Result<ImportedMap, ImportError> {
-    let bytes = std::fs::read(path).map_err(|e| ImportError::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let format = match format {
-        ImportFormat::Auto if bytes.starts_with(b"\x89PNG") => ImportFormat::Png,
-        ImportFormat::Auto if bytes.starts_with(EXR_MAGIC) => ImportFormat::Exr,
-        ImportFormat::Auto if TIFF_MAGICS.iter().any(|m| bytes.starts_with(m)) => {
-            ImportFormat::Tiff
-        }
-        ImportFormat::Auto if ext == "png" => ImportFormat::Png,
-        ImportFormat::Auto if ext == "exr" => ImportFormat::Exr,
-        ImportFormat::Auto if ext == "tif" || ext == "tiff" => ImportFormat::Tiff,
-        ImportFormat::Auto if ext == "r16" || ext == "raw" => ImportFormat::Raw16Le,
-        ImportFormat::Auto => {
-            return Err(invalid(format!(
-                "{}: unknown heightmap format (use .png, .exr, .tif, .r16 or .raw, or give the format)",
-                path.display()
-            )));
-        }
-        other => other,
-    };
-    match format {
-        ImportFormat::Png => decode_png(&bytes),
-        ImportFormat::Exr => decode_exr(&bytes),
-        ImportFormat::Tiff => decode_tiff(&bytes),
-        ImportFormat::Raw16Be => decode_raw16(&bytes, ByteOrder::Be, raw_size),
-        ImportFormat::Raw16Le | ImportFormat::Auto => decode_raw16(&bytes, ByteOrder::Le, raw_size),
-    }
 }
 
 /// The first four bytes of every OpenEXR file.

@@ -3,6 +3,7 @@
 //! - [`height_files`]: byte order, 16-bit quantisation, RAW16 and 16-bit
 //!   PNG encoding and decoding, the 8-bit preview;
 //! - [`float_files`]: 32-bit float OpenEXR and TIFF with true heights, written and read;
+//! - [`import`]: reading a heightmap file of any of those kinds (above the codecs);
 //! - [`engine_sizes`]: the map sizes Unity and Unreal accept;
 //! - [`engines`]: engine profiles, their sizes, tile names and import numbers;
 //! - [`sidecar`]: `heightmap.json`, its schema and its finder;
@@ -21,6 +22,7 @@ pub mod engine_sizes;
 pub mod engines;
 pub mod float_files;
 pub mod height_files;
+pub mod import;
 pub mod literal_deflate;
 pub mod mesh_export;
 pub mod png_strips;

@@ -5,7 +5,8 @@
 
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
-use crate::io::height_files::{ByteOrder, ImportFormat, read_heightmap_file};
+use crate::io::height_files::{ByteOrder, ImportFormat};
+use crate::io::import::read_heightmap_file;
 use crate::io::sidecar::find_sidecar;
 use crate::params::{ParamVisitor, Params, Span, visit_choice};
 use serde::{Deserialize, Serialize};
