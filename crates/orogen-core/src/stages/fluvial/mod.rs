@@ -31,6 +31,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use step::{StepParams, stream_power_step};
 
+/// Levels with fewer cells than this run their steps on one thread.
+const SERIAL_CELLS: usize = 1 << 17;
+
 /// How the uplift rate varies over the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum UpliftShape {
@@ -459,10 +462,21 @@ impl StageOp for FluvialErosion {
             // Finer levels refine the valleys to their sampling: their
             // steps shorten with the cell, as the time to cross a cell does.
             let dt_scale = (cell / coarse_cell) as f64;
-            let finished =
+            let mut run = || {
                 self.run_steps(&mut level_map, &input, cell, steps, dt_scale, &mut |_| {
                     !ctx.cancelled()
-                });
+                })
+            };
+            // A small level's steps are a few microseconds of work each,
+            // less than waking the other threads costs: one thread runs
+            // them (same bytes on any thread count).
+            let finished = match (lw * lh < SERIAL_CELLS)
+                .then(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok())
+                .flatten()
+            {
+                Some(pool) => pool.install(run),
+                None => run(),
+            };
             if !finished {
                 return Err(StageError("cancelled".into()));
             }
