@@ -29,6 +29,11 @@
 //! - [`io`]: height files, the sidecar, atomic bundles, tiled and mesh export;
 //! - [`flow`]: load → run → export, shared by the command line and the viewer;
 //! - [`simd`]: why the vectorised kernels give the same bytes on every CPU.
+//!
+//! Every fallible function returns a typed error a caller can match
+//! ([`LoadError`], [`RecipeError`], [`PipelineError`] and [`StageError`],
+//! [`OptionError`], [`EncodeError`], [`ExportError`], [`TileImageError`],
+//! ...), re-exported here; each displays as the one line a user reads.
 
 #![warn(missing_docs)]
 
@@ -53,7 +58,13 @@ pub mod simd;
 pub mod splat;
 pub mod stages;
 
+pub use flow::LoadError;
 pub use heightmap::Heightmap;
-pub use pipeline::{Pipeline, PipelineOutput, generate, run_once};
-pub use recipe::{Recipe, StageEntry};
-pub use stages::Stage;
+pub use io::height_files::ImportError;
+pub use io::{EncodeError, ExportError, OptionError};
+pub use params::ParamError;
+pub use pipeline::{Pipeline, PipelineError, PipelineOutput, generate, run_once};
+pub use recipe::{Recipe, RecipeError, StageEntry};
+pub use recipe_legacy::LegacyError;
+pub use splat::{SplatError, TileImageError};
+pub use stages::{Stage, StageError};

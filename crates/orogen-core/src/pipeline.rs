@@ -242,7 +242,7 @@ fn apply_stage(
     };
     entry.stage.op().apply(map, &mut ctx).map_err(|error| {
         // A stage that stopped for the cancel flag has no error of its own.
-        if ctx.cancelled() {
+        if ctx.cancelled() || matches!(error, StageError::Cancelled) {
             PipelineError::Cancelled
         } else {
             PipelineError::Stage {
@@ -264,9 +264,7 @@ fn apply_stage(
         return Err(PipelineError::Stage {
             index,
             kind: entry.stage.kind(),
-            error: StageError(format!(
-                "heights overflowed to {bad}; lower the amplitudes or use another combine mode"
-            )),
+            error: StageError::Overflow(bad),
         });
     }
     Ok(())
@@ -284,7 +282,11 @@ fn earlier_stages(recipe: &Recipe, index: usize, base_dir: Option<PathBuf>) -> E
         at.height = height as u32;
         run_once(&at, base_dir.clone(), RunHooks::default())
             .map(|out| Arc::unwrap_or_clone(out.map))
-            .map_err(|e| StageError(format!("the stages before, run at {width}x{height}: {e}")))
+            .map_err(|e| StageError::EarlierStages {
+                width,
+                height,
+                source: Box::new(e),
+            })
     })
 }
 

@@ -172,7 +172,8 @@ impl TryFrom<RecipeFile> for Recipe {
                     width,
                     height,
                     cell_size,
-                )?;
+                )
+                .map_err(|e| e.to_string())?;
                 recipe.width = width;
                 recipe.height = height;
                 recipe.extent = Extent { x, y };
@@ -190,7 +191,9 @@ impl TryFrom<RecipeFile> for Recipe {
         if crate::recipe_legacy::convert_cell_fields(
             recipe.stages.iter_mut().map(|e| &mut e.stage),
             cell_size,
-        )? {
+        )
+        .map_err(|e| e.to_string())?
+        {
             recipe.converted_from_cells = true;
         }
         Ok(recipe)
@@ -209,6 +212,9 @@ pub enum RecipeError {
     /// The map would need more memory than the limit allows.
     #[error("{0}")]
     TooLarge(String),
+    /// The recipe could not be written as RON (saving it).
+    #[error("cannot write recipe: {0}")]
+    Save(String),
 }
 
 fn ron_options() -> ron::Options {
@@ -262,13 +268,13 @@ impl Recipe {
     }
 
     /// The recipe as pretty-printed RON, as saved to a recipe file.
-    pub fn to_ron(&self) -> Result<String, String> {
+    pub fn to_ron(&self) -> Result<String, RecipeError> {
         let pretty = ron::ser::PrettyConfig::new()
             .struct_names(false)
             .extensions(Extensions::UNWRAP_VARIANT_NEWTYPES | Extensions::IMPLICIT_SOME);
         ron_options()
             .to_string_pretty(self, pretty)
-            .map_err(|e| format!("cannot write recipe: {e}"))
+            .map_err(|e| RecipeError::Save(e.to_string()))
     }
 
     /// Checks every range and relation; the error names the field.

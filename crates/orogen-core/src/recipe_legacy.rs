@@ -11,6 +11,29 @@
 
 use crate::stages::Stage;
 
+/// A cell-based recipe that cannot be converted; the message names the
+/// field.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LegacyError {
+    /// `cell_size` is zero, negative or not finite.
+    #[error("cell_size: {0} must be a positive number")]
+    CellSize(f32),
+    /// A side below 2 cells samples no world.
+    #[error("width and height must be at least 2 (got {width}x{height})")]
+    TooSmall {
+        /// The recipe's width in cells.
+        width: u32,
+        /// The recipe's height in cells.
+        height: u32,
+    },
+    /// A blur gives both its world-unit width and its older cell radius.
+    #[error("stages[{0}](blur): give width (world units) or the older radius (cells), not both")]
+    BlurWidthAndRadius(usize),
+    /// A blur gives neither its width nor its older radius.
+    #[error("stages[{0}](blur): missing field `width` (the box's width in world units)")]
+    BlurWidthMissing(usize),
+}
+
 /// Converts the stages of a cell-based recipe (`width` x `height` cells
 /// `cell_size` apart) to world units and returns the world it sampled,
 /// (x, y) in world units. Works on stages and numbers only, so the recipe
@@ -20,14 +43,12 @@ pub fn convert<'a>(
     width: u32,
     height: u32,
     cell_size: f32,
-) -> Result<(f32, f32), String> {
+) -> Result<(f32, f32), LegacyError> {
     if !(cell_size.is_finite() && cell_size > 0.0) {
-        return Err(format!("cell_size: {cell_size} must be a positive number"));
+        return Err(LegacyError::CellSize(cell_size));
     }
     if width < 2 || height < 2 {
-        return Err(format!(
-            "width and height must be at least 2 (got {width}x{height})"
-        ));
+        return Err(LegacyError::TooSmall { width, height });
     }
     for stage in stages {
         match stage {
@@ -57,7 +78,7 @@ pub fn convert<'a>(
 pub fn convert_cell_fields<'a>(
     stages: impl IntoIterator<Item = &'a mut Stage>,
     cell_size: f32,
-) -> Result<bool, String> {
+) -> Result<bool, LegacyError> {
     let mut converted = false;
     for (i, stage) in stages.into_iter().enumerate() {
         if let Stage::Blur(blur) = stage {
@@ -66,16 +87,8 @@ pub fn convert_cell_fields<'a>(
                     blur.width = (2 * radius + 1) as f32 * cell_size;
                     converted = true;
                 }
-                (Some(_), false) => {
-                    return Err(format!(
-                        "stages[{i}](blur): give width (world units) or the older radius (cells), not both"
-                    ));
-                }
-                (None, true) => {
-                    return Err(format!(
-                        "stages[{i}](blur): missing field `width` (the box's width in world units)"
-                    ));
-                }
+                (Some(_), false) => return Err(LegacyError::BlurWidthAndRadius(i)),
+                (None, true) => return Err(LegacyError::BlurWidthMissing(i)),
                 (None, false) => {}
             }
         }

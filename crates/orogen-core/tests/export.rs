@@ -381,14 +381,24 @@ fn formats_parse_and_name_the_valid_values() {
     assert_eq!(all.to_string(), "r16,png,exr,tif");
     assert_eq!(HeightFormats::parse("exr").unwrap().to_string(), "exr");
     for bad in ["", "r16,", "jpg", "r16,PNG16", " , "] {
-        let err = HeightFormats::parse(bad).unwrap_err();
+        let err = HeightFormats::parse(bad).unwrap_err().to_string();
         assert!(err.contains("r16, png, exr, tif"), "{bad:?}: {err}");
         assert!(!err.contains('\n'), "{err}");
     }
-    assert!(
-        HeightFormats::parse("r16,PNG16")
-            .unwrap_err()
-            .contains("unknown format 'PNG16'")
+    assert_eq!(
+        HeightFormats::parse("r16,").unwrap_err().to_string(),
+        "--formats 'r16,': expected a comma-separated list of r16, png, exr, tif"
+    );
+    assert_eq!(
+        HeightFormats::parse("r16,PNG16"),
+        Err(orogen_core::OptionError::UnknownFormat {
+            text: "r16,PNG16".into(),
+            item: "PNG16".into()
+        })
+    );
+    assert_eq!(
+        HeightFormats::parse("r16,PNG16").unwrap_err().to_string(),
+        "--formats 'r16,PNG16': unknown format 'PNG16' (valid: r16, png, exr, tif)"
     );
 }
 

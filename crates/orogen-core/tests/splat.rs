@@ -328,14 +328,26 @@ fn render_splat_refuses_what_it_cannot_paint() {
         ..TileSet::default()
     };
     let err = render_splat(&map, 1.0, &no_tiles, &images, 8, 8).unwrap_err();
-    assert!(err.contains("without tiles"), "{err}");
+    assert_eq!(err, SplatError::NoTiles);
+    assert_eq!(
+        err.to_string(),
+        "cannot paint a splat texture without tiles"
+    );
     let no_images = TileImages { images: Vec::new() };
     let err = render_splat(&map, 1.0, &set, &no_images, 8, 8).unwrap_err();
-    assert!(err.contains("without tile images"), "{err}");
+    assert_eq!(err, SplatError::NoTileImages);
+    assert_eq!(
+        err.to_string(),
+        "cannot paint a splat texture without tile images"
+    );
     let err = render_splat(&map, 1.0, &set, &images, 0, 8).unwrap_err();
-    assert!(err.contains("0x8"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "splat texture size 0x8: each side needs at least one texel"
+    );
     let err = render_splat(&map, 0.0, &set, &images, 8, 8).unwrap_err();
-    assert!(err.contains("cell size"), "{err}");
+    assert_eq!(err, SplatError::CellSize(0.0));
+    assert_eq!(err.to_string(), "cell size 0: expected a positive number");
     assert!(render_splat(&map, 1.0, &set, &images, 1, 1).is_ok());
 }
 

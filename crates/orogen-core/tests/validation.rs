@@ -114,9 +114,16 @@ fn a_side_given_as_text_resamples_or_is_refused() {
     for bad in ["abc", "-5", "12.5"] {
         let err = load_recipe_at("default", Some(bad)).unwrap_err();
         assert!(
-            err.contains(bad) && err.contains("whole number") && !err.contains('\n'),
-            "{err}"
+            matches!(&err, orogen_core::LoadError::Side(side) if side == bad),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            format!("map side '{bad}': expected a whole number of cells")
         );
     }
-    assert!(load_recipe_at("default", Some("0")).is_err());
+    assert!(matches!(
+        load_recipe_at("default", Some("0")),
+        Err(orogen_core::LoadError::Resampled(_))
+    ));
 }

@@ -258,10 +258,11 @@ pub fn tiles_command(args: &TilesArgs) -> Result<(), String> {
             tile.width() as usize,
             tile.height() as usize,
             image::ExtendedColorType::Rgb8,
-        )?;
+        )
+        .map_err(|e| e.to_string())?;
         bundle.add(format!("{name}.png"), png);
     }
-    let written = bundle.write_to(&args.out)?;
+    let written = bundle.write_to(&args.out).map_err(|e| e.to_string())?;
     println!("wrote {} tiles to {}", written.len(), args.out.display());
     Ok(())
 }
@@ -274,7 +275,7 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
             if let Some(note) = preset_shadows_file(name) {
                 eprintln!("note: {note}");
             }
-            load_recipe(name)?
+            load_recipe(name).map_err(|e| e.to_string())?
         }
         None => (Recipe::default(), None),
     };
@@ -293,11 +294,16 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
                 ByteOrderArg::Be => ByteOrder::Be,
             }),
         };
-        for warning in start_from_file(&mut recipe, file, raw)? {
+        for warning in start_from_file(&mut recipe, file, raw).map_err(|e| e.to_string())? {
             eprintln!("warning: {warning}");
         }
     }
-    let engine = args.engine.as_deref().map(Engine::parse).transpose()?;
+    let engine = args
+        .engine
+        .as_deref()
+        .map(Engine::parse)
+        .transpose()
+        .map_err(|e| e.to_string())?;
     if let Some(engine) = engine {
         check_engine_flags(args, engine)?;
     }
@@ -320,7 +326,8 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         .memory_limit
         .map(|mib| mib << 20)
         .unwrap_or_else(default_memory_limit);
-    check_runnable(&mut recipe, limit, "raise it with --memory-limit")?;
+    check_runnable(&mut recipe, limit, "raise it with --memory-limit")
+        .map_err(|e| e.to_string())?;
     let request = export_request(args, &recipe, engine)?;
     if let Some((tw, th)) = request.texture {
         let need = recipe.estimated_peak_bytes()
@@ -368,7 +375,8 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         base_dir.as_deref(),
         &request,
         &args.out,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
@@ -414,15 +422,19 @@ fn export_request(
         .formats
         .as_deref()
         .map(HeightFormats::parse)
-        .transpose()?
+        .transpose()
+        .map_err(|e| e.to_string())?
         .unwrap_or_default();
     let tiles = args
         .tiles
         .as_deref()
         .map(|t| parse_map_tiles(t, w, h))
-        .transpose()?;
+        .transpose()
+        .map_err(|e| e.to_string())?;
     let mesh = match (&args.mesh, &args.mesh_size) {
-        (Some(format), size) => Some(MeshPlan::parse(format, size.as_deref(), w, h)?),
+        (Some(format), size) => {
+            Some(MeshPlan::parse(format, size.as_deref(), w, h).map_err(|e| e.to_string())?)
+        }
         (None, Some(_)) => return Err("--mesh-size needs --mesh glb|obj".into()),
         (None, None) => None,
     };
@@ -447,7 +459,7 @@ fn export_request(
         engine: None,
     };
     match engine {
-        Some(engine) => request.for_engine(engine, w, h),
+        Some(engine) => request.for_engine(engine, w, h).map_err(|e| e.to_string()),
         None => Ok(request),
     }
 }

@@ -7,6 +7,7 @@ use crate::io::bundle::{
     ExportBundle, SharedBytes, WritingFile, prepare_dir, start_writing, start_writing_shared,
 };
 use crate::io::engines::{Engine, ImportSettings};
+use crate::io::errors::{EncodeError, ExportError, OptionError};
 use crate::io::float_files::{encode_exr, encode_tiff_f32};
 use crate::io::height_files::{
     ByteOrder, ExportOptions, HeightFormat, HeightFormats, encode_png16, encode_png16_page_aligned,
@@ -53,7 +54,12 @@ impl ExportRequest {
     /// 8-bit weight map per layer at the map size; Godot: float EXR and
     /// RAW16), and tiles named for its batch importer. A size the engine
     /// does not take is refused, naming the nearest it does.
-    pub fn for_engine(self, engine: Engine, width: usize, height: usize) -> Result<Self, String> {
+    pub fn for_engine(
+        self,
+        engine: Engine,
+        width: usize,
+        height: usize,
+    ) -> Result<Self, OptionError> {
         engine.check_size(width as u32, height as u32)?;
         let formats: &[HeightFormat] = match engine {
             Engine::Unity => &[HeightFormat::R16],
@@ -129,7 +135,7 @@ pub fn heightmap_bundle(
     recipe: &Recipe,
     opts: &ExportOptions,
     formats: HeightFormats,
-) -> Result<(ExportBundle, Span), String> {
+) -> Result<(ExportBundle, Span), ExportError> {
     heightmap_bundle_into(map, recipe, opts, formats, None)
 }
 
@@ -143,7 +149,7 @@ pub fn heightmap_bundle_into(
     opts: &ExportOptions,
     formats: HeightFormats,
     dir: Option<&Path>,
-) -> Result<(ExportBundle, Span), String> {
+) -> Result<(ExportBundle, Span), ExportError> {
     let range = export_range(map, opts);
     let samples = Arc::new(Samples(quantize_page_aligned(map, range)));
     let values: &[u16] = &samples.0;
@@ -194,7 +200,7 @@ pub fn heightmap_bundle_into(
                     };
                     Ok(finish(format.file_name(), bytes))
                 })
-                .collect::<Vec<Result<Encoded, String>>>()
+                .collect::<Vec<Result<Encoded, EncodeError>>>()
         },
         || encode_preview(values, w).map(|bytes| finish(PREVIEW, bytes)),
     );
@@ -216,7 +222,7 @@ pub fn heightmap_bundle_into(
         }
     }
     if let Some(e) = first_error {
-        return Err(e);
+        return Err(e.into());
     }
     bundle.add("recipe.ron", recipe.to_ron()?.into_bytes());
     Ok((bundle, range))
@@ -277,7 +283,7 @@ pub fn export_map(
     base_dir: Option<&Path>,
     request: &ExportRequest,
     dir: &Path,
-) -> Result<ExportReport, String> {
+) -> Result<ExportReport, ExportError> {
     let opts = &request.options;
     let mut timings = Vec::new();
     let start = Instant::now();
@@ -315,7 +321,9 @@ pub fn export_map(
         timings.push(("splat", millis_since(start)));
         let stats = map.stats();
         let effective = recipe.tiles.effective(stats.min, stats.max);
-        tiles_json = Some(serde_json::to_value(&effective.tiles).map_err(|e| e.to_string())?);
+        tiles_json = Some(
+            serde_json::to_value(&effective.tiles).map_err(|e| EncodeError::Json(e.to_string()))?,
+        );
     }
     let mut tiles_grid = None;
     if let Some(grid) = &request.tiles {
@@ -423,7 +431,7 @@ pub fn add_sidecar(
     opts: &ExportOptions,
     range: Span,
     extras: SidecarExtras,
-) -> Result<(), String> {
+) -> Result<(), EncodeError> {
     let mut files = bundle.names();
     files.push("heightmap.json".into());
     let height_files = HeightFormat::ALL
@@ -451,7 +459,8 @@ pub fn add_sidecar(
         engine_import: extras.engine_import,
         recipe,
     };
-    let json = serde_json::to_string_pretty(&sidecar).map_err(|e| e.to_string())?;
+    let json =
+        serde_json::to_string_pretty(&sidecar).map_err(|e| EncodeError::Json(e.to_string()))?;
     bundle.add("heightmap.json", json.into_bytes());
     Ok(())
 }
@@ -462,7 +471,7 @@ fn add_mesh(
     map: &Heightmap,
     cell_size: f32,
     plan: &MeshPlan,
-) -> Result<(), String> {
+) -> Result<(), EncodeError> {
     const TEXTURE: &str = "texture.png";
     // The GLB embeds the PNG; the OBJ's material refers to the file.
     let texture = bundle.get(TEXTURE).map(|png| MeshTexture {
@@ -594,6 +603,17 @@ mod tests {
         let err = ExportRequest::default()
             .for_engine(Engine::Unreal, 33, 33)
             .unwrap_err();
-        assert!(err.contains("nearest: 127"), "{err}");
+        assert!(
+            matches!(
+                err,
+                OptionError::EngineSize {
+                    engine: Engine::Unreal,
+                    side: 33,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("nearest: 127"), "{err}");
     }
 }

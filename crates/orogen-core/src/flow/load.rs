@@ -2,11 +2,58 @@
 //! imported start, and the checks that refuse it before any work is done.
 
 use crate::io::height_files::{ByteOrder, ImportFormat};
+use crate::params::ParamError;
 use crate::presets;
 use crate::recipe::{Recipe, RecipeError, StageEntry};
 use crate::rng::stage_rng;
-use crate::stages::{Import, Stage, StageContext};
+use crate::stages::{Import, Stage, StageContext, StageError};
 use std::path::{Path, PathBuf};
+
+/// Why a recipe could not be loaded (or started from a heightmap file).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// A shipped preset that does not parse.
+    #[error("preset {name}: {source}")]
+    Preset {
+        /// The preset's name.
+        name: String,
+        /// Why it does not parse.
+        source: RecipeError,
+    },
+    /// No preset of that name, and no file that could be read.
+    #[error(
+        "cannot read recipe {name}: {source} (shipped presets: {})",
+        preset_names()
+    )]
+    Read {
+        /// The name or path as given.
+        name: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The recipe file does not parse or validate.
+    #[error("{}: {source}", .path.display())]
+    Recipe {
+        /// The recipe file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: RecipeError,
+    },
+    /// The map side asked for is not a whole number.
+    #[error("map side '{0}': expected a whole number of cells")]
+    Side(String),
+    /// The recipe resampled to the side asked for is out of range.
+    #[error("{0}")]
+    Resampled(#[source] ParamError),
+    /// The heightmap file to start from could not be read.
+    #[error("--import: {0}")]
+    Import(#[source] StageError),
+}
+
+fn preset_names() -> String {
+    let names: Vec<&str> = presets::names().collect();
+    names.join(", ")
+}
 
 /// When `name` is a shipped preset and also a file here, the preset wins:
 /// a note says so, and how to read the file instead.
@@ -19,21 +66,24 @@ pub fn preset_shadows_file(name: &str) -> Option<String> {
 /// Loads a recipe from a shipped preset's name or a `.ron` file. Returns
 /// it with the folder its relative paths (imports, tile images) resolve
 /// against: the file's folder, or `None` for a preset.
-pub fn load_recipe(name_or_path: &str) -> Result<(Recipe, Option<PathBuf>), String> {
+pub fn load_recipe(name_or_path: &str) -> Result<(Recipe, Option<PathBuf>), LoadError> {
     if let Some(result) = presets::load(name_or_path) {
         return result
             .map(|r| (r, None))
-            .map_err(|e| format!("preset {name_or_path}: {e}"));
+            .map_err(|source| LoadError::Preset {
+                name: name_or_path.to_string(),
+                source,
+            });
     }
     let path = Path::new(name_or_path);
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        let names: Vec<&str> = presets::names().collect();
-        format!(
-            "cannot read recipe {name_or_path}: {e} (shipped presets: {})",
-            names.join(", ")
-        )
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+        name: name_or_path.to_string(),
+        source,
     })?;
-    let recipe = Recipe::from_ron(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let recipe = Recipe::from_ron(&text).map_err(|source| LoadError::Recipe {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let base = path.parent().map(Path::to_path_buf);
     Ok((recipe, base))
 }
@@ -45,14 +95,14 @@ pub fn load_recipe(name_or_path: &str) -> Result<(Recipe, Option<PathBuf>), Stri
 pub fn load_recipe_at(
     name_or_path: &str,
     side: Option<&str>,
-) -> Result<(Recipe, Option<PathBuf>), String> {
+) -> Result<(Recipe, Option<PathBuf>), LoadError> {
     let (mut recipe, base) = load_recipe(name_or_path)?;
     if let Some(side) = side {
         let cells: u32 = side
             .parse()
-            .map_err(|_| format!("map side '{side}': expected a whole number of cells"))?;
+            .map_err(|_| LoadError::Side(side.to_string()))?;
         recipe = recipe.resampled(cells);
-        recipe.validate().map_err(|e| e.to_string())?;
+        recipe.validate().map_err(LoadError::Resampled)?;
     }
     Ok((recipe, base))
 }
@@ -69,7 +119,7 @@ pub fn start_from_file(
     recipe: &mut Recipe,
     file: &Path,
     raw: RawLayout,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, LoadError> {
     // The stage re-reads the file when it runs; an absolute path keeps the
     // recipe valid wherever its copy (recipe.ron, the sidecar) is read.
     let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
@@ -87,7 +137,7 @@ pub fn start_from_file(
     // Read as the stage will read it (a sidecar's byte order, RAW size).
     let (imported, reader_warnings) = stage
         .load(&StageContext::new(stage_rng(0, 0)))
-        .map_err(|e| format!("--import: {e}"))?;
+        .map_err(LoadError::Import)?;
     let mut warnings: Vec<String> = reader_warnings
         .iter()
         .map(|w| format!("{}: {w}", file.display()))
@@ -135,13 +185,14 @@ pub fn check_runnable(
     recipe: &mut Recipe,
     memory_limit: u64,
     too_large_hint: &str,
-) -> Result<(), String> {
-    recipe.validate().map_err(|e| e.to_string())?;
-    match recipe.check_memory(memory_limit) {
-        Ok(()) => Ok(()),
-        Err(RecipeError::TooLarge(message)) => Err(format!("{message} ({too_large_hint})")),
-        Err(e) => Err(e.to_string()),
-    }
+) -> Result<(), RecipeError> {
+    recipe.validate()?;
+    recipe.check_memory(memory_limit).map_err(|e| match e {
+        RecipeError::TooLarge(message) => {
+            RecipeError::TooLarge(format!("{message} ({too_large_hint})"))
+        }
+        other => other,
+    })
 }
 
 #[cfg(test)]
@@ -158,7 +209,15 @@ mod tests {
     #[test]
     fn a_missing_file_names_the_presets() {
         let err = load_recipe("/nonexistent/orogen/recipe.ron").unwrap_err();
-        assert!(err.contains("cannot read recipe"), "{err}");
+        assert!(
+            matches!(&err, LoadError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+            "{err:?}"
+        );
+        let err = err.to_string();
+        assert!(
+            err.starts_with("cannot read recipe /nonexistent/orogen/recipe.ron: "),
+            "{err}"
+        );
         assert!(err.contains("eroded-mountains"), "{err}");
     }
 
@@ -166,6 +225,8 @@ mod tests {
     fn too_large_names_the_front_ends_remedy_only() {
         let (mut recipe, _) = load_recipe("default").expect("the default preset loads");
         let err = check_runnable(&mut recipe, 1 << 20, "choose a smaller size").unwrap_err();
+        assert!(matches!(err, RecipeError::TooLarge(_)), "{err:?}");
+        let err = err.to_string();
         assert!(err.ends_with("(choose a smaller size)"), "{err}");
         assert!(!err.contains("--memory-limit"), "{err}");
     }

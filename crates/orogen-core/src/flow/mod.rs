@@ -18,5 +18,6 @@ pub use export::{
     heightmap_bundle,
 };
 pub use load::{
-    RawLayout, check_runnable, load_recipe, load_recipe_at, preset_shadows_file, start_from_file,
+    LoadError, RawLayout, check_runnable, load_recipe, load_recipe_at, preset_shadows_file,
+    start_from_file,
 };

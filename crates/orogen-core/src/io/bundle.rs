@@ -4,6 +4,7 @@
 use crate::io::atomic::{
     commit_temp_files, discard_temp_file, remove_stale_temp_files, write_temp_file,
 };
+use crate::io::errors::ExportError;
 use rayon::prelude::*;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -81,16 +82,15 @@ impl Drop for ExportBundle {
 
 /// Creates `dir` if needed (saying whether it did) and clears the
 /// temporary files that killed orogen processes left in it.
-pub fn prepare_dir(dir: &Path) -> Result<bool, String> {
+pub fn prepare_dir(dir: &Path) -> Result<bool, ExportError> {
     let created = !dir.exists();
     if dir.exists() && !dir.is_dir() {
-        return Err(format!(
-            "output folder {} is a file; give a folder (it is created if missing)",
-            dir.display()
-        ));
+        return Err(ExportError::FolderIsFile(dir.to_path_buf()));
     }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::CreateFolder {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     if created {
         crate::io::atomic::register_created_dir(dir);
     }
@@ -186,16 +186,15 @@ impl ExportBundle {
     /// temporary copies first, then the renames in order, so nothing is
     /// replaced unless every file was written. First it clears the
     /// temporary files that killed orogen processes left in `dir`.
-    pub fn write_to(&mut self, dir: &Path) -> Result<Vec<PathBuf>, String> {
+    pub fn write_to(&mut self, dir: &Path) -> Result<Vec<PathBuf>, ExportError> {
         if let Some((early_dir, _)) = &self.early_dir
             && !self.early.is_empty()
             && early_dir != dir
         {
-            return Err(format!(
-                "export files were started in {} but asked for in {}",
-                early_dir.display(),
-                dir.display()
-            ));
+            return Err(ExportError::OtherFolder {
+                started: early_dir.clone(),
+                asked: dir.to_path_buf(),
+            });
         }
         let created_dir = prepare_dir(dir)? || matches!(self.early_dir, Some((_, true)));
         // The rest first, while the early files' syncs finish.
@@ -208,11 +207,14 @@ impl ExportBundle {
             self.early.iter_mut().map(EarlyFile::take).collect();
         temps.extend(rest);
         let paths: Vec<PathBuf> = self.names().iter().map(|n| dir.join(n)).collect();
-        if let Err(e) = commit_temp_files(&paths, temps) {
+        if let Err(source) = commit_temp_files(&paths, temps) {
             if created_dir {
                 let _ = std::fs::remove_dir(dir);
             }
-            return Err(e.to_string());
+            return Err(ExportError::Write {
+                dir: dir.to_path_buf(),
+                source,
+            });
         }
         // Complete: the folder stays. A folder this export created is
         // itself an entry of its parent, durable only once that is synced.
@@ -222,8 +224,10 @@ impl ExportBundle {
             } else {
                 parent
             };
-            crate::io::atomic::sync_dir(parent)
-                .map_err(|e| format!("cannot sync folder {}: {e}", parent.display()))?;
+            crate::io::atomic::sync_dir(parent).map_err(|source| ExportError::SyncFolder {
+                path: parent.to_path_buf(),
+                source,
+            })?;
         }
         self.early_dir = None;
         Ok(paths)
@@ -290,7 +294,12 @@ mod tests {
         let created = prepare_dir(&a).unwrap();
         let mut bundle = ExportBundle::writing_into(&a, created);
         bundle.add_writing(start_writing(&a, "x.r16", vec![1, 2]));
-        assert!(bundle.write_to(&b).unwrap_err().contains("started in"));
+        let err = bundle.write_to(&b).unwrap_err();
+        assert!(
+            matches!(&err, ExportError::OtherFolder { started, asked } if *started == a && *asked == b),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("started in"), "{err}");
         drop(bundle);
         assert!(!a.exists() && !b.exists());
     }

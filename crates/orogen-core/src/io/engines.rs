@@ -21,6 +21,7 @@
 //!   where available, RAW16 otherwise, with the height range to map it.
 
 use super::engine_sizes::{UNITY_SIZES, UNREAL_SIZES};
+use super::errors::OptionError;
 use crate::params::Span;
 use serde::{Deserialize, Serialize};
 
@@ -41,14 +42,12 @@ impl Engine {
     pub const ALL: &'static [Engine] = &[Engine::Unity, Engine::Unreal, Engine::Godot];
 
     /// Parses `unity`, `unreal` or `godot`; the error names the choices.
-    pub fn parse(text: &str) -> Result<Engine, String> {
+    pub fn parse(text: &str) -> Result<Engine, OptionError> {
         match text.trim().to_ascii_lowercase().as_str() {
             "unity" => Ok(Engine::Unity),
             "unreal" => Ok(Engine::Unreal),
             "godot" => Ok(Engine::Godot),
-            _ => Err(format!(
-                "--engine '{text}': expected unity, unreal or godot"
-            )),
+            _ => Err(OptionError::UnknownEngine(text.to_string())),
         }
     }
 
@@ -72,31 +71,28 @@ impl Engine {
 
     /// Refuses a `width x height` map the importer does not take; the
     /// message names the nearest valid sides.
-    pub fn check_size(self, width: u32, height: u32) -> Result<(), String> {
+    pub fn check_size(self, width: u32, height: u32) -> Result<(), OptionError> {
         let sides = self.sides();
-        for (label, side) in [("width", width), ("height", height)] {
+        for (axis, side) in [("width", width), ("height", height)] {
             if !sides.contains(&side) {
                 let (below, above) = nearest_sides(sides, side);
-                let nearest = match (below, above) {
-                    (Some(b), Some(a)) => format!("{b} or {a}"),
-                    (Some(b), None) => b.to_string(),
-                    (None, Some(a)) => a.to_string(),
-                    (None, None) => String::new(),
-                };
-                return Err(format!(
-                    "--engine {}: a {width}x{height} map's {label} {side} is not a size {} imports; nearest: {nearest} (valid: {})",
-                    self.name(),
-                    self.title(),
-                    join(sides)
-                ));
+                return Err(OptionError::EngineSize {
+                    engine: self,
+                    width,
+                    height,
+                    axis,
+                    side,
+                    below,
+                    above,
+                });
             }
         }
         if width != height && self != Engine::Unreal {
-            return Err(format!(
-                "--engine {}: {} terrains are square; {width}x{height} is not",
-                self.name(),
-                self.title()
-            ));
+            return Err(OptionError::EngineNotSquare {
+                engine: self,
+                width,
+                height,
+            });
         }
         Ok(())
     }
@@ -263,14 +259,6 @@ fn nearest_sides(sides: &[u32], side: u32) -> (Option<u32>, Option<u32>) {
     (below, above)
 }
 
-fn join(sides: &[u32]) -> String {
-    sides
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,22 +267,40 @@ mod tests {
     fn sizes_are_refused_naming_the_nearest_valid_ones() {
         assert!(Engine::Unity.check_size(1025, 1025).is_ok());
         let err = Engine::Unity.check_size(1000, 1000).unwrap_err();
-        assert!(err.contains("nearest: 513 or 1025"), "{err}");
-        let err = Engine::Unreal.check_size(8193, 8193).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                OptionError::EngineSize {
+                    axis: "width",
+                    below: Some(513),
+                    above: Some(1025),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("nearest: 513 or 1025"), "{err}");
+        let err = Engine::Unreal
+            .check_size(8193, 8193)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("nearest: 8129"), "{err}");
         assert!(Engine::Unreal.check_size(2017, 1009).is_ok());
         let err = Engine::Unity.check_size(1025, 513).unwrap_err();
-        assert!(err.contains("square"), "{err}");
+        assert!(
+            matches!(err, OptionError::EngineNotSquare { .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("square"), "{err}");
         assert_eq!(Engine::Unity.snap(513), 513);
         assert_eq!(Engine::Unity.snap(600), 513);
         assert_eq!(Engine::Unity.snap(800), 1025);
         assert_eq!(Engine::Unreal.snap(8193), 8129);
         assert_eq!(Engine::Godot.snap(10), 33);
         assert!(Engine::parse("Unreal").is_ok());
-        assert!(
-            Engine::parse("cry")
-                .unwrap_err()
-                .contains("unity, unreal or godot")
+        assert_eq!(
+            Engine::parse("cry").unwrap_err().to_string(),
+            "--engine 'cry': expected unity, unreal or godot"
         );
     }
 

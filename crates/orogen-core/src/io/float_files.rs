@@ -8,6 +8,7 @@
 //! grayscale TIFF as 32-bit float (true heights) or 16-bit unsigned
 //! (samples for a height range, like a 16-bit PNG).
 
+use crate::io::errors::EncodeError;
 use crate::io::height_files::{ImportError, ImportedMap, MAX_IMPORT_SIDE};
 use exr::meta::MetaData;
 use exr::meta::attribute::SampleType;
@@ -42,11 +43,9 @@ fn invalid(msg: impl Into<String>) -> ImportError {
 }
 
 /// The number of rows `len` samples make at `width` a row.
-fn rows_of(len: usize, width: usize) -> Result<usize, String> {
+fn rows_of(len: usize, width: usize) -> Result<usize, EncodeError> {
     if width == 0 || len == 0 || !len.is_multiple_of(width) {
-        return Err(format!(
-            "{len} heights do not make rows of {width}: cannot write a float height file"
-        ));
+        return Err(EncodeError::FloatRows { len, width });
     }
     Ok(len / width)
 }
@@ -70,7 +69,7 @@ fn in_row_order(values: &[f32], width: usize, flip_y: bool) -> Cow<'_, [f32]> {
 /// Encodes heights as a single-channel 32-bit float OpenEXR file (channel
 /// [`EXR_HEIGHT_CHANNEL`], lossless ZIP compression, scan lines top to
 /// bottom), north row first unless `flip_y`.
-pub fn encode_exr(values: &[f32], width: usize, flip_y: bool) -> Result<Vec<u8>, String> {
+pub fn encode_exr(values: &[f32], width: usize, flip_y: bool) -> Result<Vec<u8>, EncodeError> {
     let height = rows_of(values.len(), width)?;
     let channel = AnyChannel::new(
         EXR_HEIGHT_CHANNEL,
@@ -93,25 +92,25 @@ pub fn encode_exr(values: &[f32], width: usize, flip_y: bool) -> Result<Vec<u8>,
     Image::from_layer(layer)
         .write()
         .to_buffered(Cursor::new(&mut out))
-        .map_err(|e| format!("OpenEXR encoding failed: {e}"))?;
+        .map_err(|e| EncodeError::Exr(e.to_string()))?;
     Ok(out)
 }
 
 /// Encodes heights as an uncompressed grayscale 32-bit float TIFF (one
 /// sample per pixel, SampleFormat IEEE float, BitsPerSample 32), north row
 /// first unless `flip_y`.
-pub fn encode_tiff_f32(values: &[f32], width: usize, flip_y: bool) -> Result<Vec<u8>, String> {
+pub fn encode_tiff_f32(values: &[f32], width: usize, flip_y: bool) -> Result<Vec<u8>, EncodeError> {
     let height = rows_of(values.len(), width)?;
     let (w, h) = match (u32::try_from(width), u32::try_from(height)) {
         (Ok(w), Ok(h)) => (w, h),
-        _ => return Err(format!("{width}x{height} is too large for a TIFF")),
+        _ => return Err(EncodeError::TiffSize { width, height }),
     };
     let mut out = Vec::new();
     TiffEncoder::new(Cursor::new(&mut out))
         .and_then(|mut encoder| {
             encoder.write_image::<Gray32Float>(w, h, &in_row_order(values, width, flip_y))
         })
-        .map_err(|e| format!("TIFF encoding failed: {e}"))?;
+        .map_err(|e| EncodeError::Tiff(e.to_string()))?;
     Ok(out)
 }
 
@@ -395,7 +394,10 @@ mod tests {
 
     #[test]
     fn rows_must_be_whole() {
-        assert!(encode_exr(&[1.0, 2.0, 3.0], 2, false).is_err());
+        assert_eq!(
+            encode_exr(&[1.0, 2.0, 3.0], 2, false),
+            Err(EncodeError::FloatRows { len: 3, width: 2 })
+        );
         assert!(encode_tiff_f32(&[], 2, false).is_err());
         assert!(encode_tiff_f32(&[1.0], 0, false).is_err());
     }

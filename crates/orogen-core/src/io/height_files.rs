@@ -7,6 +7,7 @@ use crate::heightmap::Heightmap;
 use crate::hugepages::{
     PageAligned, filled_in_parallel, page_aligned_in_parallel, zeroed_in_parallel,
 };
+use crate::io::errors::{EncodeError, OptionError};
 use crate::io::png_strips::{
     PngPixels, encode_png_rows, encode_png_rows_page_aligned, encode_png_strips,
 };
@@ -137,7 +138,7 @@ pub fn encode_r16(values: &[u16], width: usize, order: ByteOrder, flip_y: bool) 
 }
 
 /// Encodes samples as a 16-bit grayscale PNG, north row first unless `flip_y`.
-pub fn encode_png16(values: &[u16], width: usize, flip_y: bool) -> Result<Vec<u8>, String> {
+pub fn encode_png16(values: &[u16], width: usize, flip_y: bool) -> Result<Vec<u8>, EncodeError> {
     let width = width.max(1);
     let height = values.len() / width;
     encode_png_rows(
@@ -154,7 +155,7 @@ pub fn encode_png16_page_aligned(
     values: &[u16],
     width: usize,
     flip_y: bool,
-) -> Result<PageAligned<u8>, String> {
+) -> Result<PageAligned<u8>, EncodeError> {
     let width = width.max(1);
     let height = values.len() / width;
     encode_png_rows_page_aligned(
@@ -274,11 +275,7 @@ impl HeightFormats {
     /// Parses a comma-separated list such as `r16,png,exr,tif` (case and
     /// spaces ignored, `tiff` taken for `tif`); at least one format. The
     /// error is one line naming the valid values.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let valid = || {
-            let names: Vec<&str> = HeightFormat::ALL.iter().map(|f| f.name()).collect();
-            names.join(", ")
-        };
+    pub fn parse(text: &str) -> Result<Self, OptionError> {
         let mut formats = Vec::new();
         for item in text.split(',') {
             let name = item.trim().to_ascii_lowercase();
@@ -287,16 +284,14 @@ impl HeightFormats {
                 .find(|f| f.name() == name || (name == "tiff" && *f == HeightFormat::Tif))
                 .ok_or_else(|| {
                     if name.is_empty() {
-                        format!(
-                            "--formats '{text}': expected a comma-separated list of {}",
-                            valid()
-                        )
+                        OptionError::EmptyFormat {
+                            text: text.to_string(),
+                        }
                     } else {
-                        format!(
-                            "--formats '{text}': unknown format '{}' (valid: {})",
-                            item.trim(),
-                            valid()
-                        )
+                        OptionError::UnknownFormat {
+                            text: text.to_string(),
+                            item: item.trim().to_string(),
+                        }
                     }
                 })?;
             formats.push(format);
@@ -320,7 +315,7 @@ pub const PREVIEW_MAX_SIDE: usize = 2048;
 /// maps up to [`PREVIEW_MAX_SIDE`] a side pixel for pixel, larger ones
 /// averaged over square blocks of the smallest whole number of cells that
 /// brings them within it.
-pub fn encode_preview(values: &[u16], width: usize) -> Result<Vec<u8>, String> {
+pub fn encode_preview(values: &[u16], width: usize) -> Result<Vec<u8>, EncodeError> {
     let width = width.max(1);
     let height = values.len() / width;
     let block = width.max(height).div_ceil(PREVIEW_MAX_SIDE).max(1);
@@ -348,7 +343,7 @@ pub fn encode_png(
     width: usize,
     height: usize,
     color: image::ExtendedColorType,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, EncodeError> {
     // Strips deflated on all threads (see `png_strips`).
     let pixels = match color {
         ExtendedColorType::L8 => PngPixels::Gray8,
@@ -362,7 +357,7 @@ pub fn encode_png(
                 .collect();
             return encode_png_strips(&big_endian, width, height, PngPixels::Gray16);
         }
-        other => return Err(format!("orogen writes no {other:?} PNG")),
+        other => return Err(EncodeError::PngColor(other)),
     };
     encode_png_strips(raw, width, height, pixels)
 }
@@ -467,7 +462,7 @@ impl ImportedMap {
 }
 
 /// Why a heightmap file could not be imported.
-#[derive(Debug, thiserror::Error, PartialEq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
 pub enum ImportError {
     /// The file could not be read from disk.
     #[error("cannot read {path}: {reason}")]

@@ -11,6 +11,7 @@
 //! origin, world units), which is glTF's right-handed, y-up frame.
 
 use crate::heightmap::Heightmap;
+use crate::io::errors::{EncodeError, OptionError};
 use crate::mesh::{MeshData, build_mesh, decimated_axis};
 use gj::accessor::{ComponentType, GenericComponentType, Type};
 use gj::buffer::{Target, View};
@@ -36,11 +37,11 @@ pub enum MeshFormat {
 
 impl MeshFormat {
     /// Parses `--mesh glb|obj`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, OptionError> {
         match text.trim().to_ascii_lowercase().as_str() {
             "glb" => Ok(Self::Glb),
             "obj" => Ok(Self::Obj),
-            _ => Err(format!("--mesh '{text}': expected glb or obj")),
+            _ => Err(OptionError::UnknownMeshFormat(text.to_string())),
         }
     }
 }
@@ -83,7 +84,7 @@ impl MeshPlan {
         size: Option<&str>,
         width: usize,
         height: usize,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, OptionError> {
         let format = MeshFormat::parse(format)?;
         let max_side = match size {
             Some(text) => parse_mesh_size(text)?,
@@ -105,24 +106,23 @@ impl MeshPlan {
     }
 }
 
-fn parse_mesh_size(text: &str) -> Result<usize, String> {
+fn parse_mesh_size(text: &str) -> Result<usize, OptionError> {
     match text.trim().parse::<usize>() {
         Ok(n) if n >= 2 => Ok(n),
-        _ => Err(format!(
-            "--mesh-size '{text}': expected a whole number of vertices a side, at least 2"
-        )),
+        _ => Err(OptionError::MeshSize(text.to_string())),
     }
 }
 
 /// GLB sizes are u32 (4 GiB); refuse early rather than after generating.
-fn check_glb_fits((cols, rows): (usize, usize)) -> Result<(), String> {
-    let (c, r) = (cols as u64, rows as u64);
+fn check_glb_fits((columns, rows): (usize, usize)) -> Result<(), OptionError> {
+    let (c, r) = (columns as u64, rows as u64);
     let bytes = c * r * VERTEX_BYTES + c.saturating_sub(1) * r.saturating_sub(1) * QUAD_BYTES;
     if bytes > u32::MAX as u64 {
-        return Err(format!(
-            "--mesh glb: a {cols}x{rows} vertex mesh needs {} MiB, over glTF's 4 GiB limit; pass a smaller --mesh-size",
-            bytes >> 20
-        ));
+        return Err(OptionError::MeshTooLarge {
+            columns,
+            rows,
+            bytes,
+        });
     }
     Ok(())
 }
@@ -135,7 +135,7 @@ pub fn mesh_files(
     cell_size: f32,
     plan: &MeshPlan,
     texture: Option<MeshTexture>,
-) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
+) -> Result<Vec<(&'static str, Vec<u8>)>, EncodeError> {
     let mesh = build_mesh(map, cell_size, 1.0, plan.max_side);
     Ok(match plan.format {
         MeshFormat::Glb => vec![(GLB_NAME, encode_glb(&mesh, texture.map(|t| t.png))?)],
@@ -295,7 +295,7 @@ fn push_texture(root: &mut Root, view: Index<View>) -> Index<Texture> {
 
 /// Encodes `mesh` as a self-contained GLB, embedding `texture_png` (if
 /// any) as the base colour of its material.
-pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>, String> {
+pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>, EncodeError> {
     let count = mesh.positions.len();
     let mut glb = GlbBuilder {
         root: Root {
@@ -378,22 +378,18 @@ pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>
         name: None,
     });
     root.scene = Some(scene);
-    let json = root.to_vec().map_err(|e| format!("glTF JSON: {e}"))?;
+    let json = root
+        .to_vec()
+        .map_err(|e| EncodeError::GltfJson(e.to_string()))?;
     glb_container(json, &glb.bin)
 }
 
 /// Wraps the JSON and binary chunks in the GLB header.
-fn glb_container(mut json: Vec<u8>, bin: &[u8]) -> Result<Vec<u8>, String> {
+fn glb_container(mut json: Vec<u8>, bin: &[u8]) -> Result<Vec<u8>, EncodeError> {
     // The JSON chunk is padded with spaces, which JSON parsers ignore.
     pad_to_4(&mut json, b' ');
     let total = 12 + 8 + json.len() as u64 + 8 + bin.len() as u64;
-    let too_big = || {
-        format!(
-            "--mesh glb: the file would be {} MiB, over glTF's 4 GiB limit; pass a smaller --mesh-size",
-            total >> 20
-        )
-    };
-    let total_u32 = u32::try_from(total).map_err(|_| too_big())?;
+    let total_u32 = u32::try_from(total).map_err(|_| EncodeError::GlbTooLarge { bytes: total })?;
     let mut out = Vec::with_capacity(total as usize);
     for word in [GLB_MAGIC, 2, total_u32] {
         out.extend_from_slice(&word.to_le_bytes());
@@ -610,12 +606,14 @@ mod tests {
 
     #[test]
     fn plans_are_checked_before_work() {
-        assert!(
-            MeshPlan::parse("stl", None, 9, 9)
-                .unwrap_err()
-                .contains("glb or obj")
+        assert_eq!(
+            MeshPlan::parse("stl", None, 9, 9).unwrap_err().to_string(),
+            "--mesh 'stl': expected glb or obj"
         );
-        assert!(MeshPlan::parse("glb", Some("1"), 9, 9).is_err());
+        assert_eq!(
+            MeshPlan::parse("glb", Some("1"), 9, 9),
+            Err(OptionError::MeshSize("1".into()))
+        );
         assert_eq!(
             MeshPlan::parse("obj", Some("5"), 9, 9).unwrap().sides(9, 9),
             (5, 5)
@@ -625,6 +623,17 @@ mod tests {
             (9, 7)
         );
         let err = MeshPlan::parse("glb", None, 16385, 16385).unwrap_err();
-        assert!(err.contains("4 GiB"), "{err}");
+        assert!(
+            matches!(
+                err,
+                OptionError::MeshTooLarge {
+                    columns: 16385,
+                    rows: 16385,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("4 GiB"), "{err}");
     }
 }

@@ -12,7 +12,8 @@
 //! - [`tiled_export`]: the map cut into border-sharing tiles;
 //! - [`mesh_export`]: the terrain as a glTF binary or a Wavefront OBJ;
 //! - [`png_strips`]: PNG encoding on all threads;
-//! - [`literal_deflate`]: the fast literal-only deflate of height PNGs.
+//! - [`literal_deflate`]: the fast literal-only deflate of height PNGs;
+//! - [`errors`]: why an export option, an encoder or an export failed.
 //!
 //! The splat texture's files live with the splat ([`crate::splat`]).
 
@@ -20,6 +21,7 @@ pub mod atomic;
 pub mod bundle;
 pub mod engine_sizes;
 pub mod engines;
+pub mod errors;
 pub mod float_files;
 pub mod height_files;
 pub mod import;
@@ -28,3 +30,5 @@ pub mod mesh_export;
 pub mod png_strips;
 pub mod sidecar;
 pub mod tiled_export;
+
+pub use errors::{EncodeError, ExportError, OptionError};

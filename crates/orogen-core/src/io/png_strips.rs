@@ -20,6 +20,7 @@
 
 // zlib-rs's own Adler-32 and its combination of strips' checksums.
 use crate::hugepages::{PageAligned, page_aligned_in_parallel};
+use crate::io::errors::EncodeError;
 use crate::io::literal_deflate::deflate_literals;
 use rayon::prelude::*;
 use zlib_rs::adler32::{adler32, adler32_combine};
@@ -72,14 +73,15 @@ pub fn encode_png_strips(
     width: usize,
     height: usize,
     pixels: PngPixels,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, EncodeError> {
     let row_len = width.saturating_mul(pixels.bytes());
     if Some(raw.len()) != row_len.checked_mul(height) {
-        return Err(format!(
-            "PNG data of {} bytes does not fill {width}x{height} pixels of {} bytes",
-            raw.len(),
-            pixels.bytes()
-        ));
+        return Err(EncodeError::PngDataSize {
+            len: raw.len(),
+            width,
+            height,
+            pixel_bytes: pixels.bytes(),
+        });
     }
     encode_png_rows(width, height, pixels, |y, row| {
         row.copy_from_slice(&raw[y * row_len..(y + 1) * row_len]);
@@ -96,7 +98,7 @@ pub fn encode_png_rows(
     height: usize,
     pixels: PngPixels,
     fill_row: impl Fn(usize, &mut [u8]) + Sync,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, EncodeError> {
     Ok(png_parts(width, height, pixels, fill_row)?.joined())
 }
 
@@ -107,7 +109,7 @@ pub fn encode_png_rows_page_aligned(
     height: usize,
     pixels: PngPixels,
     fill_row: impl Fn(usize, &mut [u8]) + Sync,
-) -> Result<PageAligned<u8>, String> {
+) -> Result<PageAligned<u8>, EncodeError> {
     let parts = png_parts(width, height, pixels, fill_row)?;
     let total = parts.len();
     Ok(page_aligned_in_parallel(total, total, |_, out| {
@@ -154,14 +156,12 @@ fn png_parts(
     height: usize,
     pixels: PngPixels,
     fill_row: impl Fn(usize, &mut [u8]) + Sync,
-) -> Result<PngParts, String> {
+) -> Result<PngParts, EncodeError> {
     if width == 0 || height == 0 || width > u32::MAX as usize || height > u32::MAX as usize {
-        return Err(format!(
-            "PNG size {width}x{height}: each side needs 1 to 2^32-1 pixels"
-        ));
+        return Err(EncodeError::PngSize { width, height });
     }
     let Some(row_len) = width.checked_mul(pixels.bytes()) else {
-        return Err(format!("PNG rows of {width} pixels are too long"));
+        return Err(EncodeError::PngRowTooLong(width));
     };
     let rows_per_strip = (STRIP_BYTES / (row_len + 1)).max(1);
     let strips: Vec<(usize, usize)> = (0..height)
@@ -193,7 +193,7 @@ fn png_parts(
                 Ok((idat_chunks(&deflated[..n]), checksum, filtered.len()))
             },
         )
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, EncodeError>>()?;
 
     let mut adler = 1u32;
     for (_, checksum, len) in &pieces {
@@ -259,7 +259,7 @@ fn filter_rows(
 /// byte boundary (full flush) so the next strip's blocks can follow, or
 /// with the final block. Writes into `out` (grown as needed, kept for
 /// the next strip) and returns how many bytes it wrote.
-fn deflate_strip(input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, String> {
+fn deflate_strip(input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, EncodeError> {
     let config = DeflateConfig {
         level: 1,
         window_bits: -15,
@@ -277,14 +277,14 @@ fn deflate_strip(input: &[u8], last: bool, out: &mut Vec<u8>) -> Result<usize, S
     };
     let status = deflate
         .compress(input, out, flush)
-        .map_err(|e| format!("PNG compression failed: {}", e.as_str()))?;
+        .map_err(|e| EncodeError::PngCompression(e.as_str().to_string()))?;
     let complete = deflate.total_in() as usize == input.len()
         && match status {
             Status::StreamEnd => last,
             _ => !last && (deflate.total_out() as usize) < out.len(),
         };
     if !complete {
-        return Err("PNG compression stopped short of its input".into());
+        return Err(EncodeError::PngCompressionIncomplete);
     }
     Ok(deflate.total_out() as usize)
 }
@@ -375,7 +375,18 @@ mod tests {
 
     #[test]
     fn bad_sizes_are_refused() {
-        assert!(encode_png_strips(&[], 0, 4, PngPixels::Gray8).is_err());
-        assert!(encode_png_strips(&[0; 5], 2, 2, PngPixels::Gray8).is_err());
+        assert_eq!(
+            encode_png_strips(&[], 0, 4, PngPixels::Gray8),
+            Err(EncodeError::PngSize {
+                width: 0,
+                height: 4
+            })
+        );
+        assert_eq!(
+            encode_png_strips(&[0; 5], 2, 2, PngPixels::Gray8)
+                .unwrap_err()
+                .to_string(),
+            "PNG data of 5 bytes does not fill 2x2 pixels of 1 bytes"
+        );
     }
 }

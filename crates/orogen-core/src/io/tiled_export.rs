@@ -11,6 +11,7 @@
 use crate::heightmap::Heightmap;
 use crate::io::bundle::ExportBundle;
 use crate::io::engines::Engine;
+use crate::io::errors::{EncodeError, OptionError};
 use crate::io::height_files::{ExportOptions, encode_png16, encode_r16, quantize};
 use crate::params::Span;
 use rayon::prelude::*;
@@ -37,11 +38,14 @@ impl MapTileGrid {
     /// The grid with tiles named for `engine`'s batch importer; refuses
     /// tiles the engine cannot take as terrains of their own (Unity makes
     /// one terrain per tile, so each must be a Unity size).
-    pub fn for_engine(self, engine: Engine) -> Result<Self, String> {
+    pub fn for_engine(self, engine: Engine) -> Result<Self, OptionError> {
         if engine == Engine::Unity && self.n > 1 {
             engine
                 .check_size(self.tile_width as u32, self.tile_height as u32)
-                .map_err(|e| format!("--tiles {}: each tile is a terrain; {e}", self.n))?;
+                .map_err(|e| OptionError::TileSize {
+                    n: self.n,
+                    source: Box::new(e),
+                })?;
         }
         Ok(Self {
             engine: Some(engine),
@@ -123,29 +127,25 @@ pub fn valid_map_tile_counts(width: usize, height: usize) -> Vec<usize> {
 
 /// Parses and checks `--tiles N` against the map size. The message names
 /// the rule and the valid values so the user can fix it in one go.
-pub fn parse_map_tiles(text: &str, width: usize, height: usize) -> Result<MapTileGrid, String> {
-    let n: usize = text.trim().parse().map_err(|_| {
-        format!("--tiles '{text}': expected a whole number of tiles a side, 1 to {MAX_MAP_TILES}")
-    })?;
+pub fn parse_map_tiles(
+    text: &str,
+    width: usize,
+    height: usize,
+) -> Result<MapTileGrid, OptionError> {
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| OptionError::TileCount(text.to_string()))?;
     if !(1..=MAX_MAP_TILES).contains(&n) {
-        return Err(format!(
-            "--tiles {n}: expected 1 to {MAX_MAP_TILES} tiles a side"
-        ));
+        return Err(OptionError::TileCountRange(n));
     }
     map_tile_grid(width, height, n)
 }
 
 /// The grid for `n` tiles a side, or why the map cannot be split so.
-pub fn map_tile_grid(width: usize, height: usize, n: usize) -> Result<MapTileGrid, String> {
-    let valid = valid_map_tile_counts(width, height);
-    if !valid.contains(&n) {
-        let list: Vec<String> = valid.iter().map(usize::to_string).collect();
-        return Err(format!(
-            "--tiles {n}: a {width}x{height} map splits into N x N border-sharing tiles only when N divides both width-1 ({}) and height-1 ({}); valid N: {}",
-            width.saturating_sub(1),
-            height.saturating_sub(1),
-            list.join(", ")
-        ));
+pub fn map_tile_grid(width: usize, height: usize, n: usize) -> Result<MapTileGrid, OptionError> {
+    if !valid_map_tile_counts(width, height).contains(&n) {
+        return Err(OptionError::TileGrid { n, width, height });
     }
     Ok(MapTileGrid {
         n,
@@ -171,7 +171,7 @@ fn encode_tile(
     tile: &[u16],
     grid: &MapTileGrid,
     opts: &ExportOptions,
-) -> Result<(Vec<u8>, Vec<u8>), String> {
+) -> Result<(Vec<u8>, Vec<u8>), EncodeError> {
     let r16 = encode_r16(tile, grid.tile_width, opts.byte_order, opts.flip_y);
     let png = encode_png16(tile, grid.tile_width, opts.flip_y)?;
     Ok((r16, png))
@@ -186,7 +186,7 @@ pub fn add_map_tile_files(
     range: Span,
     opts: &ExportOptions,
     grid: &MapTileGrid,
-) -> Result<MapTileGridInfo, String> {
+) -> Result<MapTileGridInfo, EncodeError> {
     let values = quantize(map, range);
     let coords: Vec<(usize, usize)> = (0..grid.n)
         .flat_map(|j| (0..grid.n).map(move |i| (i, j)))
@@ -240,21 +240,33 @@ mod tests {
         assert_eq!(g.origin(3, 3), (768, 384));
         assert_eq!(valid_map_tile_counts(65, 33), vec![1, 2, 4, 8, 16, 32]);
         let err = map_tile_grid(65, 33, 3).unwrap_err();
-        assert!(err.contains("valid N: 1, 2, 4, 8, 16, 32"), "{err}");
+        assert_eq!(
+            err,
+            OptionError::TileGrid {
+                n: 3,
+                width: 65,
+                height: 33
+            }
+        );
+        assert!(
+            err.to_string().contains("valid N: 1, 2, 4, 8, 16, 32"),
+            "{err}"
+        );
     }
 
     #[test]
     fn bad_counts_are_refused() {
-        assert!(parse_map_tiles("0", 65, 65).is_err());
-        assert!(
-            parse_map_tiles("65", 65, 65)
-                .unwrap_err()
-                .contains("1 to 64")
+        assert_eq!(
+            parse_map_tiles("0", 65, 65),
+            Err(OptionError::TileCountRange(0))
         );
-        assert!(
-            parse_map_tiles("x", 65, 65)
-                .unwrap_err()
-                .contains("--tiles 'x'")
+        assert_eq!(
+            parse_map_tiles("65", 65, 65).unwrap_err().to_string(),
+            "--tiles 65: expected 1 to 64 tiles a side"
+        );
+        assert_eq!(
+            parse_map_tiles("x", 65, 65).unwrap_err().to_string(),
+            "--tiles 'x': expected a whole number of tiles a side, 1 to 64"
         );
         assert_eq!(parse_map_tiles(" 2 ", 65, 65).unwrap().n, 2);
     }
@@ -279,6 +291,11 @@ mod tests {
             .unwrap()
             .for_engine(Engine::Unity)
             .unwrap_err();
-        assert!(err.contains("each tile is a terrain"), "{err}");
+        assert!(
+            matches!(&err, OptionError::TileSize { n: 3, source }
+                if matches!(**source, OptionError::EngineSize { side: 321, .. })),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("each tile is a terrain"), "{err}");
     }
 }

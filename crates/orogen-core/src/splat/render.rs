@@ -110,6 +110,28 @@ pub fn round_to_u8(x: f32) -> u8 {
     (x.clamp(0.0, 255.0) + 8_388_608.0).to_bits() as u8
 }
 
+/// What [`render_splat`] cannot paint.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SplatError {
+    /// The tile set is empty.
+    #[error("cannot paint a splat texture without tiles")]
+    NoTiles,
+    /// No tile images were given.
+    #[error("cannot paint a splat texture without tile images")]
+    NoTileImages,
+    /// A texture side of zero texels.
+    #[error("splat texture size {width}x{height}: each side needs at least one texel")]
+    NoTexels {
+        /// Texels west to east.
+        width: usize,
+        /// Texels north to south.
+        height: usize,
+    },
+    /// A cell size that is zero, negative or not finite.
+    #[error("cell size {0}: expected a positive number")]
+    CellSize(f32),
+}
+
 /// Renders the splat texture at `width x height` texels. Texel centres map
 /// onto the heightmap corner to corner with true bilinear interpolation.
 /// Per-column lookups (map cell, fraction, tile column for every tile) are
@@ -124,20 +146,18 @@ pub fn render_splat(
     images: &TileImages,
     width: usize,
     height: usize,
-) -> Result<SplatTexture, String> {
+) -> Result<SplatTexture, SplatError> {
     if tiles.tiles.is_empty() {
-        return Err("cannot paint a splat texture without tiles".into());
+        return Err(SplatError::NoTiles);
     }
     if images.images.is_empty() {
-        return Err("cannot paint a splat texture without tile images".into());
+        return Err(SplatError::NoTileImages);
     }
     if width == 0 || height == 0 {
-        return Err(format!(
-            "splat texture size {width}x{height}: each side needs at least one texel"
-        ));
+        return Err(SplatError::NoTexels { width, height });
     }
     if !(cell_size > 0.0 && cell_size.is_finite()) {
-        return Err(format!("cell size {cell_size}: expected a positive number"));
+        return Err(SplatError::CellSize(cell_size));
     }
     let (min, max) = map.range();
     let set = tiles.effective(min, max);

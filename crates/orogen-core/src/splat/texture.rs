@@ -52,7 +52,7 @@ impl SplatTexture {
 pub fn add_texture_files(
     bundle: &mut crate::io::bundle::ExportBundle,
     splat: &SplatTexture,
-) -> Result<(), String> {
+) -> Result<(), crate::io::errors::EncodeError> {
     use crate::io::height_files::encode_png;
     use image::ExtendedColorType;
     bundle.add(

@@ -98,14 +98,14 @@ impl Import {
     /// Reads the file as a map at its own size, plus warnings.
     pub fn load(&self, ctx: &StageContext) -> Result<(Heightmap, Vec<String>), StageError> {
         if self.path.trim().is_empty() {
-            return Err(StageError("no file chosen".into()));
+            return Err(StageError::Failed("no file chosen".into()));
         }
         let path = self.resolved_path(ctx);
         let raw_size = match (self.raw_width, self.raw_height) {
             (Some(w), Some(h)) => Some((w as usize, h as usize)),
             (None, None) => None,
             _ => {
-                return Err(StageError(
+                return Err(StageError::Failed(
                     "give both raw_width and raw_height, or neither".into(),
                 ));
             }
@@ -136,8 +136,7 @@ impl Import {
                 raw_size = Some((sidecar.width, sidecar.height));
             }
         }
-        let imported =
-            read_heightmap_file(&path, format, raw_size).map_err(|e| StageError(e.to_string()))?;
+        let imported = read_heightmap_file(&path, format, raw_size)?;
         let (width, height) = (imported.width, imported.height);
         let (mut range, mut flip) = (self.heights, false);
         if let Some(sidecar) = sidecar
@@ -168,7 +167,7 @@ impl Import {
             data = rows.concat();
         }
         let map = Heightmap::from_vec(width, height, data)
-            .ok_or_else(|| StageError("empty image".into()))?;
+            .ok_or_else(|| StageError::Failed("empty image".into()))?;
         Ok((map, imported.warnings))
     }
 }

@@ -15,7 +15,9 @@ pub mod random;
 pub mod thermal;
 
 use crate::heightmap::Heightmap;
+use crate::io::height_files::ImportError;
 use crate::params::{ParamVisitor, Params};
+use crate::pipeline::PipelineError;
 use crate::rng::StageRng;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -100,16 +102,34 @@ impl StageContext<'_> {
 }
 
 /// A stage that could not run (for example an import file that vanished).
-#[derive(Clone, Debug, PartialEq)]
-pub struct StageError(pub String);
-
-impl std::fmt::Display for StageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StageError {
+    /// The run's cancel flag was set while the stage worked; the pipeline
+    /// reports it as [`PipelineError::Cancelled`].
+    #[error("cancelled")]
+    Cancelled,
+    /// An import stage's file could not be read or decoded.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// Valid parameters combined into heights too large for an `f32`.
+    #[error("heights overflowed to {0}; lower the amplitudes or use another combine mode")]
+    Overflow(f32),
+    /// The recipe's earlier stages, run again at another sampling for a
+    /// stage that works coarse to fine, failed.
+    #[error("the stages before, run at {width}x{height}: {source}")]
+    EarlierStages {
+        /// Cells west to east of that run.
+        width: usize,
+        /// Cells north to south of that run.
+        height: usize,
+        /// Why that run stopped.
+        source: Box<PipelineError>,
+    },
+    /// The stage cannot run with its parameters or input; the message
+    /// says why.
+    #[error("{0}")]
+    Failed(String),
 }
-
-impl std::error::Error for StageError {}
 
 /// Whether every cell of `row` is finite: a branch-free pass that
 /// vectorises (all exponent bits set means infinite or NaN), for a stage

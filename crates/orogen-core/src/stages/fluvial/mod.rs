@@ -386,7 +386,7 @@ impl StageOp for FluvialErosion {
 
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         if !self.outlets().any() {
-            return Err(StageError(
+            return Err(StageError::Failed(
                 "no water can leave the map: let at least one edge drain or turn the sea on".into(),
             ));
         }
@@ -478,7 +478,7 @@ impl StageOp for FluvialErosion {
                 None => run(),
             };
             if !finished {
-                return Err(StageError("cancelled".into()));
+                return Err(StageError::Cancelled);
             }
             if last {
                 *map = level_map;

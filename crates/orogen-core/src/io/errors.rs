@@ -1,0 +1,296 @@
+//! What can go wrong on the way out: export options that do not fit the
+//! map ([`OptionError`]), files that cannot be encoded ([`EncodeError`]),
+//! and an export as a whole, writes included ([`ExportError`]). Each
+//! message is one line, the one the command line and the viewer show.
+
+use crate::io::engines::Engine;
+use crate::io::height_files::HeightFormat;
+use crate::io::tiled_export::{MAX_MAP_TILES, valid_map_tile_counts};
+use crate::recipe::RecipeError;
+use crate::splat::SplatError;
+use image::ExtendedColorType;
+use std::io;
+use std::path::PathBuf;
+
+/// An export option (`--engine`, `--formats`, `--tiles`, `--mesh`,
+/// `--mesh-size`) that does not parse, or that the map's size rules out.
+/// Refused before any work is done.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// `--engine` names no engine profile.
+    #[error("--engine '{0}': expected unity, unreal or godot")]
+    UnknownEngine(String),
+    /// A map side the engine's importer does not take.
+    #[error(
+        "--engine {}: a {width}x{height} map's {axis} {side} is not a size {} imports; nearest: {} (valid: {})",
+        .engine.name(),
+        .engine.title(),
+        nearest_sides_text(*.below, *.above),
+        sides_text(.engine.sides())
+    )]
+    EngineSize {
+        /// The engine the export is for.
+        engine: Engine,
+        /// The map's width in cells.
+        width: u32,
+        /// The map's height in cells.
+        height: u32,
+        /// Which side is refused: `"width"` or `"height"`.
+        axis: &'static str,
+        /// That side, in cells.
+        side: u32,
+        /// The largest side the engine takes below it, if any.
+        below: Option<u32>,
+        /// The smallest side the engine takes above it, if any.
+        above: Option<u32>,
+    },
+    /// The engine takes only square terrains.
+    #[error(
+        "--engine {}: {} terrains are square; {width}x{height} is not",
+        .engine.name(),
+        .engine.title()
+    )]
+    EngineNotSquare {
+        /// The engine the export is for.
+        engine: Engine,
+        /// The map's width in cells.
+        width: u32,
+        /// The map's height in cells.
+        height: u32,
+    },
+    /// Each tile becomes a terrain of its own, and the engine does not
+    /// take the tiles' size.
+    #[error("--tiles {n}: each tile is a terrain; {source}")]
+    TileSize {
+        /// Tiles a side.
+        n: usize,
+        /// Why the engine refuses a tile.
+        source: Box<OptionError>,
+    },
+    /// `--tiles` is not a whole number.
+    #[error(
+        "--tiles '{0}': expected a whole number of tiles a side, 1 to {max}",
+        max = MAX_MAP_TILES
+    )]
+    TileCount(String),
+    /// `--tiles` is outside 1 to [`MAX_MAP_TILES`].
+    #[error("--tiles {0}: expected 1 to {max} tiles a side", max = MAX_MAP_TILES)]
+    TileCountRange(usize),
+    /// The map does not split into `n x n` equal border-sharing tiles.
+    #[error(
+        "--tiles {n}: a {width}x{height} map splits into N x N border-sharing tiles only when N divides both width-1 ({}) and height-1 ({}); valid N: {}",
+        .width.saturating_sub(1),
+        .height.saturating_sub(1),
+        tile_counts_text(*.width, *.height)
+    )]
+    TileGrid {
+        /// Tiles a side asked for.
+        n: usize,
+        /// The map's width in cells.
+        width: usize,
+        /// The map's height in cells.
+        height: usize,
+    },
+    /// `--formats` has an empty item (or is empty).
+    #[error(
+        "--formats '{text}': expected a comma-separated list of {}",
+        format_names()
+    )]
+    EmptyFormat {
+        /// The whole list as given.
+        text: String,
+    },
+    /// `--formats` names a format orogen does not write.
+    #[error(
+        "--formats '{text}': unknown format '{item}' (valid: {})",
+        format_names()
+    )]
+    UnknownFormat {
+        /// The whole list as given.
+        text: String,
+        /// The item not understood, trimmed.
+        item: String,
+    },
+    /// `--mesh` names no mesh format.
+    #[error("--mesh '{0}': expected glb or obj")]
+    UnknownMeshFormat(String),
+    /// `--mesh-size` is not a whole number of at least 2.
+    #[error("--mesh-size '{0}': expected a whole number of vertices a side, at least 2")]
+    MeshSize(String),
+    /// The GLB would pass glTF's 4 GiB limit.
+    #[error(
+        "--mesh glb: a {columns}x{rows} vertex mesh needs {} MiB, over glTF's 4 GiB limit; pass a smaller --mesh-size",
+        .bytes >> 20
+    )]
+    MeshTooLarge {
+        /// Vertices west to east.
+        columns: usize,
+        /// Vertices north to south.
+        rows: usize,
+        /// Bytes the vertices and indices would take.
+        bytes: u64,
+    },
+}
+
+/// "b or a", "b", "a": the valid sides nearest a refused one.
+fn nearest_sides_text(below: Option<u32>, above: Option<u32>) -> String {
+    match (below, above) {
+        (Some(b), Some(a)) => format!("{b} or {a}"),
+        (Some(b), None) => b.to_string(),
+        (None, Some(a)) => a.to_string(),
+        (None, None) => String::new(),
+    }
+}
+
+fn sides_text(sides: &[u32]) -> String {
+    let names: Vec<String> = sides.iter().map(u32::to_string).collect();
+    names.join(", ")
+}
+
+fn tile_counts_text(width: usize, height: usize) -> String {
+    let names: Vec<String> = valid_map_tile_counts(width, height)
+        .iter()
+        .map(usize::to_string)
+        .collect();
+    names.join(", ")
+}
+
+fn format_names() -> String {
+    let names: Vec<&str> = HeightFormat::ALL.iter().map(|f| f.name()).collect();
+    names.join(", ")
+}
+
+/// A file that could not be encoded: sizes the format cannot hold, or
+/// an encoder's own failure (its message kept as text).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EncodeError {
+    /// A PNG side of 0 or past 2³² − 1 pixels.
+    #[error("PNG size {width}x{height}: each side needs 1 to 2^32-1 pixels")]
+    PngSize {
+        /// Pixels west to east.
+        width: usize,
+        /// Pixels north to south.
+        height: usize,
+    },
+    /// A PNG row too long to address.
+    #[error("PNG rows of {0} pixels are too long")]
+    PngRowTooLong(usize),
+    /// Raw bytes that do not fill the PNG's pixels exactly.
+    #[error("PNG data of {len} bytes does not fill {width}x{height} pixels of {pixel_bytes} bytes")]
+    PngDataSize {
+        /// Bytes given.
+        len: usize,
+        /// Pixels west to east.
+        width: usize,
+        /// Pixels north to south.
+        height: usize,
+        /// Bytes a pixel takes.
+        pixel_bytes: usize,
+    },
+    /// A pixel layout orogen does not write as PNG.
+    #[error("orogen writes no {0:?} PNG")]
+    PngColor(ExtendedColorType),
+    /// The deflate encoder failed.
+    #[error("PNG compression failed: {0}")]
+    PngCompression(String),
+    /// The deflate encoder did not take all of its input.
+    #[error("PNG compression stopped short of its input")]
+    PngCompressionIncomplete,
+    /// Heights that do not make whole rows of the given width.
+    #[error("{len} heights do not make rows of {width}: cannot write a float height file")]
+    FloatRows {
+        /// Heights given.
+        len: usize,
+        /// Heights a row.
+        width: usize,
+    },
+    /// The OpenEXR encoder failed.
+    #[error("OpenEXR encoding failed: {0}")]
+    Exr(String),
+    /// A map side past what a TIFF holds.
+    #[error("{width}x{height} is too large for a TIFF")]
+    TiffSize {
+        /// Samples west to east.
+        width: usize,
+        /// Samples north to south.
+        height: usize,
+    },
+    /// The TIFF encoder failed.
+    #[error("TIFF encoding failed: {0}")]
+    Tiff(String),
+    /// The glTF JSON document could not be written.
+    #[error("glTF JSON: {0}")]
+    GltfJson(String),
+    /// The GLB file would pass glTF's 4 GiB limit.
+    #[error(
+        "--mesh glb: the file would be {} MiB, over glTF's 4 GiB limit; pass a smaller --mesh-size",
+        .bytes >> 20
+    )]
+    GlbTooLarge {
+        /// The file's size in bytes.
+        bytes: u64,
+    },
+    /// The sidecar's JSON could not be written.
+    #[error("{0}")]
+    Json(String),
+}
+
+/// Why an export wrote nothing (or, for [`ExportError::Write`] and
+/// [`ExportError::SyncFolder`], stopped part way; see
+/// [`ExportBundle::write_to`](crate::io::bundle::ExportBundle::write_to)).
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// A file could not be encoded.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    /// The splat texture could not be painted.
+    #[error(transparent)]
+    Splat(#[from] SplatError),
+    /// `recipe.ron` could not be written.
+    #[error(transparent)]
+    Recipe(#[from] RecipeError),
+    /// The output folder's path is a file.
+    #[error(
+        "output folder {} is a file; give a folder (it is created if missing)",
+        .0.display()
+    )]
+    FolderIsFile(PathBuf),
+    /// The output folder could not be created.
+    #[error("cannot create output folder {}: {source}", .path.display())]
+    CreateFolder {
+        /// The folder.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+    /// Files started early in one folder were asked for in another.
+    #[error(
+        "export files were started in {} but asked for in {}",
+        .started.display(),
+        .asked.display()
+    )]
+    OtherFolder {
+        /// The folder the files were started in.
+        started: PathBuf,
+        /// The folder [`write_to`](crate::io::bundle::ExportBundle::write_to) was given.
+        asked: PathBuf,
+    },
+    /// A file could not be written into the folder; the error names the
+    /// file (`cannot write <path>: <reason>`), and nothing was replaced
+    /// unless the failure came after the renames began.
+    #[error("{source}")]
+    Write {
+        /// The folder written into.
+        dir: PathBuf,
+        /// The operating system's error, naming the file.
+        source: io::Error,
+    },
+    /// The folder the export created could not be synced into its parent.
+    #[error("cannot sync folder {}: {source}", .path.display())]
+    SyncFolder {
+        /// The parent folder.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
+}
