@@ -1,5 +1,5 @@
-//! One bench per stage at 513², 1025² and 4097², plus splat, mesh and
-//! erosion at 1025².
+//! One bench per stage at 513², 1025² and 4097², plus splat, mesh,
+//! erosion and the blur's fractional and whole widths at 1025².
 
 use criterion::{BenchmarkId, Criterion, criterion_group};
 use orogen_core::Heightmap;
@@ -133,6 +133,34 @@ fn stages(c: &mut Criterion) {
     }
 }
 
+/// Three passes of a box 12 cells wide (between whole cells: the
+/// fractional path) against one 13 cells wide (the integer path), the
+/// nearest whole width.
+fn blur(c: &mut Criterion) {
+    let map = base_map(1025);
+    let mut group = c.benchmark_group("blur-1025");
+    group.sample_size(20);
+    for width in [12.0f32, 13.0] {
+        let stage = Blur {
+            passes: 3,
+            width,
+            ..Blur::default()
+        };
+        group.bench_function(format!("width-{width}-3-passes"), |b| {
+            b.iter_batched_ref(
+                || map.clone(),
+                |m| {
+                    stage
+                        .apply(m, &mut StageContext::new(stage_rng(7, 1)))
+                        .unwrap()
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
 fn splat_and_mesh(c: &mut Criterion) {
     // As the binary does at start.
     let map = base_map(1025);
@@ -197,7 +225,7 @@ fn erosion(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, stages, splat_and_mesh, erosion);
+criterion_group!(benches, stages, blur, splat_and_mesh, erosion);
 
 /// `criterion_main!` with the allocator tuned first, as the binary does at
 /// start, so every figure is measured under the same allocator settings.

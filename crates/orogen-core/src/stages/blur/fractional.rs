@@ -2,11 +2,15 @@
 //! weighted 1 and the two end cells by the fraction, so a box of a fixed
 //! width in world units blurs the same landscape at every sampling.
 //!
-//! Separable: a horizontal pass into a scratch map, then a vertical pass
-//! back, each a sliding window normalised by the weights that lie on the
-//! map (border cells average the neighbours that exist, as the integer
-//! pass does). Windows slide in f64, so long rows keep their precision.
+//! Up to [`MAX_FUSED_REACH`] cells either side it is the integer path's
+//! fused pass with the end rows and columns weighted ([`box_kernel_pass`]).
+//! Wider boxes take the separable pass below: a horizontal pass into a
+//! scratch map, then a vertical pass back, each a sliding window
+//! normalised by the weights that lie on the map (border cells average the
+//! neighbours that exist, as the integer pass does), sliding in f64 so
+//! long rows keep their precision.
 
+use super::{BoxKernel, MAX_FUSED_REACH, box_kernel_pass};
 use crate::heightmap::Heightmap;
 use crate::hugepages::lazily_zeroed_f32;
 use crate::stages::row_is_finite;
@@ -21,6 +25,23 @@ const BAND_ROWS: usize = 64;
 /// Returns whether every output cell is finite (each row checked as it
 /// is written).
 pub fn fractional_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f32>) -> bool {
+    // Beyond the map's size a wider window covers nothing more.
+    let radius = radius.min(map.width().max(map.height()) as f32);
+    let whole = radius.floor();
+    let kernel = BoxKernel {
+        whole: whole as usize,
+        fraction: radius - whole,
+    };
+    if kernel.reach() <= MAX_FUSED_REACH {
+        box_kernel_pass(map, kernel, scratch)
+    } else {
+        separable_box_pass(map, radius, scratch)
+    }
+}
+
+/// The separable pass of half-width `radius` cells, in place, for boxes
+/// wider than the fused pass's ring; its scratch is a whole map.
+pub fn separable_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f32>) -> bool {
     let (width, height) = (map.width(), map.height());
     // Beyond the map's size a wider window covers nothing more.
     let radius = radius.min(width.max(height) as f32);

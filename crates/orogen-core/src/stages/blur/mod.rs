@@ -1,5 +1,8 @@
 //! Box blur (ALGORITHMS §3), done right: every cell of a pass reads the
 //! previous pass, and border cells average the neighbours that exist.
+//! Whole and fractional widths share one fused pass ([`box_kernel_pass`]);
+//! only boxes wider than its ring take the separable one in
+//! [`mod@fractional`].
 //!
 //! The readable definition, one mean per cell, is [`mod@reference`]; the tests
 //! hold this pass to it.
@@ -85,10 +88,10 @@ impl StageOp for Blur {
         // non-finite cell would survive later passes, so all must pass.
         let mut finite = true;
         for _ in 0..self.passes {
-            // The fused integer pass keeps a ring of 2r + 2 rows: up to
-            // r = 64 it is the fastest; the separable pass needs no more
-            // memory at any radius.
-            if (radius - whole).abs() < 1e-4 && whole <= 64.0 {
+            // A box within 1e-4 of whole cells is whole (the end cells'
+            // weight would not show); beyond the fused pass's reach both
+            // kinds take the separable pass.
+            if (radius - whole).abs() < 1e-4 && whole <= MAX_FUSED_REACH as f32 {
                 if whole >= 1.0 {
                     finite &= box_blur_pass(map, whole as usize, &mut scratch);
                 }
@@ -106,20 +109,107 @@ impl StageOp for Blur {
 /// count) so the running sums restart at the same rows on every machine.
 const BAND_ROWS: usize = 64;
 
+/// The widest reach (cells either side) the fused pass serves: its ring
+/// holds 2·reach + 2 rows per thread; wider boxes take the separable pass,
+/// which needs no more memory at any radius.
+pub const MAX_FUSED_REACH: usize = 64;
+
+/// A box of half-width `whole + fraction` cells: the centre cell and
+/// `whole` cells either side weigh 1, the next cell each way `fraction`
+/// (0 ≤ fraction < 1). The same kernel runs along rows and down columns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoxKernel {
+    /// Cells either side of the centre that weigh 1.
+    pub whole: usize,
+    /// The weight of the next cell each way, 0 ≤ fraction < 1.
+    pub fraction: f32,
+}
+
+impl BoxKernel {
+    /// Cells either side of the centre that carry any weight.
+    pub fn reach(self) -> usize {
+        self.whole + usize::from(self.fraction > 0.0)
+    }
+
+    /// The kernel's weight on a line of `len` cells around cell `i`:
+    /// only the cells on the map count, so border cells average the
+    /// neighbours that exist. Separable: a cell's total weight is the
+    /// product of its column's and its row's.
+    fn weight_at(self, i: usize, len: usize) -> f32 {
+        let full = i.min(self.whole) + (len - 1 - i).min(self.whole) + 1;
+        let ends = usize::from(i > self.whole) + usize::from(i + self.whole + 1 < len);
+        // `fraction` 0 adds exactly 0: whole boxes keep their weights.
+        full as f32 + self.fraction * ends as f32
+    }
+}
+
+/// One pass of a whole box, `radius` cells either side, in place; see
+/// [`box_kernel_pass`].
+pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32>) -> bool {
+    box_kernel_pass(
+        map,
+        BoxKernel {
+            whole: radius,
+            fraction: 0.0,
+        },
+        halo_sums,
+    )
+}
+
+/// The rows of window sums a band reads: its own from the ring (filled
+/// while each row is still intact), its neighbours' from the halo saved
+/// before any band wrote.
+struct BandSums<'a> {
+    first: usize,
+    last: usize,
+    width: usize,
+    slots: usize,
+    /// Rows `first − halo .. first` (those on the map).
+    top: &'a [f32],
+    halo: usize,
+    /// Rows `last + 1 ..= last + halo` (those on the map).
+    bottom: &'a [f32],
+}
+
+impl BandSums<'_> {
+    fn slot(&self, y: usize) -> std::ops::Range<usize> {
+        let slot = (y - self.first) % self.slots;
+        slot * self.width..(slot + 1) * self.width
+    }
+
+    fn row<'r>(&'r self, ring: &'r [f32], y: usize) -> &'r [f32] {
+        let width = self.width;
+        if y < self.first {
+            let j = y + self.halo - self.first;
+            &self.top[j * width..(j + 1) * width]
+        } else if y > self.last {
+            let j = y - self.last - 1;
+            &self.bottom[j * width..(j + 1) * width]
+        } else {
+            &ring[self.slot(y)]
+        }
+    }
+}
+
 /// One pass, in place. Bands of rows are blurred in parallel, each
 /// sliding a window of horizontal row sums down its rows: a row's sums
 /// are taken from the original row just before the output reaches it, so
 /// the map is read once and written once. The few rows a band needs from
-/// its neighbours (`radius` above and below) have their sums saved into
-/// `halo_sums` before any band writes. Returns whether every output cell
-/// is finite (each row checked as it is written).
-pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32>) -> bool {
+/// its neighbours (`reach` above and below) have their sums saved into
+/// `halo_sums` before any band writes. A fractional box adds its two end
+/// rows' sums, weighted, to the running sum of the whole rows between.
+/// Sums are f32; each band restarts them at a row fixed by the kernel
+/// alone, so the bytes do not depend on the thread count. Returns whether
+/// every output cell is finite (each row checked as it is written).
+pub fn box_kernel_pass(map: &mut Heightmap, kernel: BoxKernel, halo_sums: &mut Vec<f32>) -> bool {
     let width = map.width();
     let height = map.height();
+    let BoxKernel { whole, fraction } = kernel;
+    let reach = kernel.reach();
     // Halos stay a small share of the work at large radii.
-    let band_rows = BAND_ROWS.max(16 * radius);
+    let band_rows = BAND_ROWS.max(16 * whole);
     let bands = height.div_ceil(band_rows);
-    let halo = radius.min(height);
+    let halo = reach.min(height);
     let per_band = 2 * halo * width;
     halo_sums.clear();
     halo_sums.resize(bands * per_band, 0.0);
@@ -137,7 +227,7 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
                     if let Some(y) = (first + j).checked_sub(halo) {
                         horizontal_window_sums(
                             &source[y * width..(y + 1) * width],
-                            radius,
+                            kernel,
                             sums,
                             window_scratch,
                         );
@@ -148,7 +238,7 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
                     if y < height {
                         horizontal_window_sums(
                             &source[y * width..(y + 1) * width],
-                            radius,
+                            kernel,
                             sums,
                             window_scratch,
                         );
@@ -157,11 +247,11 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
             });
     }
     let halo_sums = &*halo_sums;
-    // Inverse column counts: how many columns each window covers.
+    // Inverse column weights: how much of each window lies on the map.
     let inv_cols: Vec<f32> = (0..width)
-        .map(|x| 1.0 / (x.min(radius) + (width - 1 - x).min(radius) + 1) as f32)
+        .map(|x| 1.0 / kernel.weight_at(x, width))
         .collect();
-    let slots = 2 * radius + 2;
+    let slots = 2 * reach + 2;
     let overflowed = AtomicBool::new(false);
     map.data_mut()
         .par_chunks_mut(width * band_rows)
@@ -170,78 +260,109 @@ pub fn box_blur_pass(map: &mut Heightmap, radius: usize, halo_sums: &mut Vec<f32
             || (Vec::new(), Vec::new(), WindowScratch::default()),
             |(ring, acc, window_scratch), (band, out)| {
                 let first = band * band_rows;
-                let last = first + out.len() / width - 1;
                 let band_halo = &halo_sums[band * per_band..(band + 1) * per_band];
                 let (top, bottom) = band_halo.split_at(halo * width);
+                let sums = BandSums {
+                    first,
+                    last: first + out.len() / width - 1,
+                    width,
+                    slots,
+                    top,
+                    halo,
+                    bottom,
+                };
+                let last = sums.last;
                 ring.clear();
                 ring.resize(slots * width, 0.0f32);
                 acc.clear();
                 acc.resize(width, 0.0f32);
-                // Sums of row `y`: a neighbour's from the halo, this band's
-                // from the ring (filled by `load` while the row is intact).
+                // Sums of one of this band's rows into the ring, taken
+                // while the row still holds the pass's input.
                 let load = |ring: &mut Vec<f32>,
                             window_scratch: &mut WindowScratch,
                             out: &[f32],
                             y: usize| {
-                    let slot = (y - first) % slots;
                     let row = &out[(y - first) * width..(y - first + 1) * width];
-                    horizontal_window_sums(
-                        row,
-                        radius,
-                        &mut ring[slot * width..(slot + 1) * width],
-                        window_scratch,
-                    );
+                    horizontal_window_sums(row, kernel, &mut ring[sums.slot(y)], window_scratch);
                 };
-                let sums = |y: usize| {
-                    let slot = (y - first) % slots;
-                    slot * width..(slot + 1) * width
-                };
-                let y0 = first.saturating_sub(radius);
-                let y1 = (first + radius).min(height - 1);
-                for yy in y0..=y1 {
-                    if yy < first {
-                        let j = yy + halo - first;
-                        add_row(acc, &top[j * width..(j + 1) * width]);
-                    } else if yy > last {
-                        let j = yy - last - 1;
-                        add_row(acc, &bottom[j * width..(j + 1) * width]);
-                    } else {
-                        load(ring, window_scratch, out, yy);
-                        add_row(acc, &ring[sums(yy)]);
-                    }
+                for y in first..=(first + reach).min(last) {
+                    load(ring, window_scratch, &*out, y);
+                }
+                for y in first.saturating_sub(whole)..=(first + whole).min(height - 1) {
+                    add_row(acc, sums.row(ring, y));
                 }
                 for y in first..=last {
                     let k = y - first;
-                    let rows = ((y.min(radius) + (height - 1 - y).min(radius)) + 1) as f32;
-                    let inv_rows = 1.0 / rows;
+                    // The row entering the window after this one; loaded
+                    // now, while it is intact (its slot held a row the
+                    // window has left).
+                    if y + reach < last {
+                        load(ring, window_scratch, &*out, y + reach + 1);
+                    }
+                    let inv_rows = 1.0 / kernel.weight_at(y, height);
+                    // The fractional box's end rows, where on the map.
+                    let (below, above) = if fraction > 0.0 {
+                        (
+                            (y > whole).then(|| sums.row(ring, y - whole - 1)),
+                            (y + whole + 1 < height).then(|| sums.row(ring, y + whole + 1)),
+                        )
+                    } else {
+                        (None, None)
+                    };
+                    // The rows the running sum gains and loses for the next
+                    // output row.
+                    let slides = y < last;
+                    let entering =
+                        (slides && y + whole + 1 < height).then(|| sums.row(ring, y + whole + 1));
+                    let leaving = (slides && y >= whole).then(|| sums.row(ring, y - whole));
                     let out_row = &mut out[k * width..(k + 1) * width];
-                    for ((o, &a), &ic) in out_row.iter_mut().zip(acc.iter()).zip(&inv_cols) {
-                        *o = a * ic * inv_rows;
+                    let cells = out_row.iter_mut().zip(acc.iter_mut()).zip(&inv_cols);
+                    match (below, above, entering, leaving) {
+                        // Inside the map: write the row and slide the sum
+                        // in one sweep.
+                        (Some(b), Some(c), Some(n), Some(l)) => {
+                            for (((o, a), &ic), ((&b, &c), (&n, &l))) in
+                                cells.zip(b.iter().zip(c).zip(n.iter().zip(l)))
+                            {
+                                *o = (*a + fraction * (b + c)) * ic * inv_rows;
+                                *a = *a + n - l;
+                            }
+                        }
+                        (None, None, Some(n), Some(l)) => {
+                            for (((o, a), &ic), (&n, &l)) in cells.zip(n.iter().zip(l)) {
+                                *o = *a * ic * inv_rows;
+                                *a = *a + n - l;
+                            }
+                        }
+                        // Near the map's top and bottom.
+                        (below, above, entering, leaving) => {
+                            match (below, above) {
+                                (Some(b), Some(c)) => {
+                                    for (((o, a), &ic), (&b, &c)) in cells.zip(b.iter().zip(c)) {
+                                        *o = (*a + fraction * (b + c)) * ic * inv_rows;
+                                    }
+                                }
+                                (Some(e), None) | (None, Some(e)) => {
+                                    for (((o, a), &ic), &e) in cells.zip(e) {
+                                        *o = (*a + fraction * e) * ic * inv_rows;
+                                    }
+                                }
+                                (None, None) => {
+                                    for ((o, a), &ic) in cells {
+                                        *o = *a * ic * inv_rows;
+                                    }
+                                }
+                            }
+                            if let Some(n) = entering {
+                                add_row(acc, n);
+                            }
+                            if let Some(l) = leaving {
+                                sub_row(acc, l);
+                            }
+                        }
                     }
                     if !row_is_finite(out_row) {
                         overflowed.store(true, Ordering::Relaxed);
-                    }
-                    if y == last {
-                        break;
-                    }
-                    if y + radius + 1 < height {
-                        let r = y + radius + 1;
-                        if r > last {
-                            let j = r - last - 1;
-                            add_row(acc, &bottom[j * width..(j + 1) * width]);
-                        } else {
-                            load(ring, window_scratch, out, r);
-                            add_row(acc, &ring[sums(r)]);
-                        }
-                    }
-                    if y >= radius {
-                        let r = y - radius;
-                        if r < first {
-                            let j = r + halo - first;
-                            sub_row(acc, &top[j * width..(j + 1) * width]);
-                        } else {
-                            sub_row(acc, &ring[sums(r)]);
-                        }
                     }
                 }
             },
@@ -270,16 +391,17 @@ struct WindowScratch {
     next: Vec<f32>,
 }
 
-/// Sum of each cell's horizontal window, `radius` cells either side,
-/// clipped at the row's ends.
+/// Weighted sum of each cell's horizontal window under `kernel`, clipped
+/// at the row's ends (not normalised).
 fn horizontal_window_sums(
     row: &[f32],
-    radius: usize,
+    kernel: BoxKernel,
     out: &mut [f32],
     scratch: &mut WindowScratch,
 ) {
     let width = row.len();
-    if radius == 1 && width >= 3 {
+    let BoxKernel { whole, fraction } = kernel;
+    if whole == 1 && fraction == 0.0 && width >= 3 {
         // The common 3x3 case: direct sums vectorise, where the running
         // sum below is a serial chain.
         out[0] = row[0] + row[1];
@@ -289,39 +411,58 @@ fn horizontal_window_sums(
         }
         return;
     }
-    // The window (span = 2r + 1 cells) is summed from power-of-two
-    // blocks: blocks of 1, 2, 4, … cells are built by doubling, and the
-    // blocks of span's binary digits are added at increasing offsets.
-    // Every pass is a straight vector loop, about 2·log2(span) of them,
-    // where a running sum is one serial chain of dependent adds per cell.
-    // `padded[j]` is `row[j − r]` with zeros outside, so window x is
-    // `padded[x..x + span]` everywhere and edges need no special case.
-    let span = 2 * radius + 1;
-    let len = width + span - 1;
+    // The whole cells' window (span = 2·whole + 1 cells) is summed from
+    // power-of-two blocks: blocks of 1, 2, 4, … cells are built by
+    // doubling, and the blocks of span's binary digits are added at
+    // increasing offsets. Every pass is a straight vector loop, about
+    // 2·log2(span) of them, where a running sum is one serial chain of
+    // dependent adds per cell. `padded[j]` is `row[j − reach]` with zeros
+    // outside, so window x starts at `padded[x + reach − whole]`
+    // everywhere and edges need no special case.
+    let reach = kernel.reach();
+    let span = 2 * whole + 1;
+    let len = width + 2 * reach;
     let (block, next) = (&mut scratch.block, &mut scratch.next);
-    block.clear();
+    // Only the padding needs zeros: every block is read where it was
+    // written this call.
     block.resize(len, 0.0);
-    block[radius..radius + width].copy_from_slice(row);
-    next.clear();
+    block[..reach].fill(0.0);
+    block[reach + width..].fill(0.0);
+    block[reach..reach + width].copy_from_slice(row);
     next.resize(len, 0.0);
-    out.fill(0.0);
-    let (mut size, mut offset) = (1, 0);
-    loop {
-        // `block[x]` = sum of `padded[x..x + size]`, for x + size ≤ len.
-        if span & size != 0 {
-            for (o, &b) in out.iter_mut().zip(&block[offset..]) {
-                *o += b;
-            }
-            offset += size;
+    // Span is odd, so its window always holds one block of a single cell:
+    // the padded row itself, added with the end cells in one pass.
+    let start = reach - whole;
+    if fraction > 0.0 {
+        // The two end cells are `padded[x]` and `padded[x + 2·reach]`.
+        for (((o, &a), &c), &b) in out
+            .iter_mut()
+            .zip(&block[start..])
+            .zip(&block[..])
+            .zip(&block[2 * reach..])
+        {
+            *o = a + fraction * (c + b);
         }
-        if 2 * size > span {
-            break;
+    } else {
+        for (o, &a) in out.iter_mut().zip(&block[start..]) {
+            // From 0 as the sum starts, so a −0 cell sums as +0.
+            *o = 0.0 + a;
         }
+    }
+    let (mut size, mut offset) = (1, start + 1);
+    // `block[x]` = sum of `padded[x..x + size]`, for x + size ≤ len.
+    while 2 * size <= span {
         let valid = len + 1 - 2 * size;
         for ((n, &a), &b) in next[..valid].iter_mut().zip(&block[..]).zip(&block[size..]) {
             *n = a + b;
         }
         std::mem::swap(block, next);
         size *= 2;
+        if span & size != 0 {
+            for (o, &b) in out.iter_mut().zip(&block[offset..]) {
+                *o += b;
+            }
+            offset += size;
+        }
     }
 }
