@@ -2,22 +2,31 @@
 //! renamed over the final name. A write that is interrupted leaves either
 //! the old file or none, never half a file.
 //!
-//! Temporary files are named `.<name>.<pid>.<n>.tmp` (`<pid>` is the
-//! writing process, `<n>` a per-process counter). Two things keep them from
-//! piling up when an export is stopped midway:
+//! Temporary files are named `.<name>.<pid>.<nonce>.<n>.tmp`: `<pid>` is
+//! the writing process (for people reading the folder), `<nonce>` 16 hex
+//! digits drawn per folder, `<n>` a per-process counter. Before its first
+//! temporary file in a folder, the process takes an [owner lock] there,
+//! `.orogen-<pid>-<nonce>.lock`, and holds it until its last temporary file
+//! in that folder is renamed or removed; then the lock file goes. Two things
+//! keep temporary files from piling up when an export is stopped midway:
 //!
 //! - every temporary file this process has open is listed in a
 //!   process-wide registry, and [`remove_live_temp_files`] deletes them
-//!   all. The core installs no signal handler: the application calls that
-//!   function from its own Ctrl+C handler, just before it exits;
+//!   all, with their lock files. The core installs no signal handler: the
+//!   application calls that function from its own Ctrl+C handler, just
+//!   before it exits;
 //! - a process that was killed outright (SIGKILL, power loss) runs no
-//!   handler, so [`remove_stale_temp_files`] clears the temporary files of
-//!   processes that no longer exist; [`ExportBundle::write_to`] calls it on
-//!   its folder before each export.
+//!   handler, so [`remove_stale_temp_files`] clears the temporary files
+//!   whose owner lock it can take itself (their writer is gone, on this
+//!   machine or any other sharing the folder), then the lock file;
+//!   [`ExportBundle::write_to`] calls it on its folder before each export.
 //!
+//! [owner lock]: super::owner_lock
 //! [`ExportBundle::write_to`]: super::bundle::ExportBundle::write_to
 
+use super::owner_lock::{OwnerLock, fresh_nonce, remove_abandoned_pending};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -26,9 +35,40 @@ use std::sync::{Mutex, MutexGuard};
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// Whose temporary files these are: the writing process and the nonce of
+/// its lock in that folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct OwnerId {
+    pid: u32,
+    nonce: u64,
+}
+
+impl OwnerId {
+    /// The owner lock's file name, in the temporary files' folder.
+    fn lock_name(self) -> String {
+        format!(".orogen-{}-{:016x}.lock", self.pid, self.nonce)
+    }
+
+    /// A temporary name for `name` under this owner.
+    fn temp_name(self, name: &str, n: u64) -> String {
+        format!(".{name}.{}.{:016x}.{n}.tmp", self.pid, self.nonce)
+    }
+}
+
+/// This process's owner lock in one folder: taken before its first
+/// temporary file there, removed after its last is gone.
+struct FolderOwner {
+    dir: PathBuf,
+    id: OwnerId,
+    lock: OwnerLock,
+    /// Registered temporary files in `dir`.
+    temps: usize,
+}
+
 /// Temporary files this process has created and not yet renamed or removed.
 struct LiveTemps {
     paths: Vec<PathBuf>,
+    owners: Vec<FolderOwner>,
     /// Output folders this process created: an interrupted export removes
     /// them again when its cleanup leaves them empty.
     created_dirs: Vec<PathBuf>,
@@ -39,6 +79,7 @@ struct LiveTemps {
 
 static LIVE_TEMPS: Mutex<LiveTemps> = Mutex::new(LiveTemps {
     paths: Vec::new(),
+    owners: Vec::new(),
     created_dirs: Vec::new(),
     closed: false,
 });
@@ -50,19 +91,55 @@ fn live_temps() -> MutexGuard<'static, LiveTemps> {
     LIVE_TEMPS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!(".{name}.{}.{unique}.tmp", std::process::id()))
+impl LiveTemps {
+    /// This process's owner in `dir`, its lock taken first if it has none.
+    fn owner_in(&mut self, dir: &Path) -> io::Result<&mut FolderOwner> {
+        let index = match self.owners.iter().position(|o| o.dir == dir) {
+            Some(index) => index,
+            None => {
+                let id = OwnerId {
+                    pid: std::process::id(),
+                    nonce: fresh_nonce(),
+                };
+                let lock = OwnerLock::create(&dir.join(id.lock_name()))?;
+                record(FileOp::Locked(lock.path().to_path_buf()));
+                self.owners.push(FolderOwner {
+                    dir: dir.to_path_buf(),
+                    id,
+                    lock,
+                    temps: 0,
+                });
+                self.owners.len() - 1
+            }
+        };
+        Ok(&mut self.owners[index])
+    }
+
+    /// Removes `dir`'s owner lock once no temporary file there needs it.
+    fn release_if_idle(&mut self, dir: &Path) {
+        if let Some(index) = self
+            .owners
+            .iter()
+            .position(|o| o.dir == dir && o.temps == 0)
+        {
+            remove_owner_lock(self.owners.swap_remove(index));
+        }
+    }
 }
 
-/// Creates the temporary file and registers it, both under the registry's
-/// lock, so [`remove_live_temp_files`] sees either no file or a registered
-/// one, never a file it does not know of.
-fn create_registered(temp: &Path) -> io::Result<fs::File> {
+fn remove_owner_lock(owner: FolderOwner) {
+    let path = owner.lock.path().to_path_buf();
+    // A lock file that cannot be removed is left unheld: the next sweep
+    // of the folder takes it and tries again.
+    let _ = owner.lock.remove();
+    record(FileOp::Unlocked(path));
+}
+
+/// Creates a fresh temporary file beside `path` and registers it, both
+/// under the registry's lock, so [`remove_live_temp_files`] sees either no
+/// file or a registered one, never a file it does not know of. The
+/// folder's owner lock is held before the file exists.
+fn create_temp_for(path: &Path) -> io::Result<(PathBuf, fs::File)> {
     let mut live = live_temps();
     if live.closed {
         return Err(io::Error::new(
@@ -70,31 +147,42 @@ fn create_registered(temp: &Path) -> io::Result<fs::File> {
             "the export was interrupted",
         ));
     }
-    // Exclusively: never truncate a file someone else holds open under
-    // this name (an earlier process with the same pid, say).
-    let file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(temp)?;
-    record(FileOp::Created(temp.to_path_buf()));
-    live.paths.push(temp.to_path_buf());
-    Ok(file)
-}
-
-/// A fresh temporary name beside `path`, created exclusively and
-/// registered: a name already taken (a leftover of an earlier process
-/// that had this pid) moves on to the next counter value.
-fn create_temp_for(path: &Path) -> io::Result<(PathBuf, fs::File)> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let dir = parent_dir(path);
+    let id = live.owner_in(&dir)?.id;
     let mut last = None;
+    // A name already taken (a leftover) moves on to the next counter value.
     for _ in 0..16 {
-        let temp = temp_path(path);
-        match create_registered(&temp) {
-            Ok(file) => return Ok((temp, file)),
+        let temp =
+            path.with_file_name(id.temp_name(&name, COUNTER.fetch_add(1, Ordering::Relaxed)));
+        match create_exclusive(&temp) {
+            Ok(file) => {
+                record(FileOp::Created(temp.clone()));
+                live.paths.push(temp.clone());
+                live.owner_in(&dir)?.temps += 1;
+                return Ok((temp, file));
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
+            Err(e) => {
+                last = Some(e);
+                break;
+            }
         }
     }
+    live.release_if_idle(&dir);
     Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+}
+
+/// Creates `temp`, exclusively: never truncate a file someone else holds
+/// open under this name.
+fn create_exclusive(temp: &Path) -> io::Result<fs::File> {
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(temp)
 }
 
 /// Makes a folder's entries (renames, new files) durable: without it a
@@ -129,6 +217,12 @@ pub enum FileOp {
     Renamed(PathBuf, PathBuf),
     /// A folder was synced.
     DirSynced(PathBuf),
+    /// An owner lock was taken on this lock file, which then appeared
+    /// (before any temporary file it covers).
+    Locked(PathBuf),
+    /// An owner lock file was removed (after the temporary files it
+    /// covered were gone) and let go.
+    Unlocked(PathBuf),
 }
 
 /// Operations recorded while [`record_file_ops`] is on (tests only).
@@ -158,16 +252,24 @@ pub fn register_created_dir(dir: &Path) {
     live_temps().created_dirs.push(dir.to_path_buf());
 }
 
+/// Forgets a temporary file that was renamed or removed; its folder's
+/// owner lock goes with the last one there.
 fn unregister(temp: &Path) {
     let mut live = live_temps();
-    if let Some(i) = live.paths.iter().position(|p| p == temp) {
-        live.paths.swap_remove(i);
+    let Some(i) = live.paths.iter().position(|p| p == temp) else {
+        return;
+    };
+    live.paths.swap_remove(i);
+    let dir = parent_dir(temp);
+    if let Some(owner) = live.owners.iter_mut().find(|o| o.dir == dir) {
+        owner.temps = owner.temps.saturating_sub(1);
     }
+    live.release_if_idle(&dir);
 }
 
-/// Removes every temporary file this process is writing, and refuses to
-/// create new ones from then on: every later [`write_atomic`] fails with
-/// [`io::ErrorKind::Interrupted`]. Meant to be called once, just before
+/// Removes every temporary file this process is writing, with its owner
+/// lock files, and refuses to create new ones from then on: every later
+/// [`write_atomic`] fails with [`io::ErrorKind::Interrupted`]. Meant to be called once, just before
 /// the process exits on Ctrl+C; final files already renamed into place
 /// are left alone (each is whole), and folders this process created are
 /// removed when that leaves them empty. Returns how many files were
@@ -185,6 +287,10 @@ pub fn remove_live_temp_files() -> usize {
         if fs::remove_file(&path).is_ok() {
             removed += 1;
         }
+    }
+    // The lock files after the files they cover, before the folders.
+    for owner in live.owners.drain(..) {
+        remove_owner_lock(owner);
     }
     // Fails, as it should, on a folder that holds anything.
     for dir in live.created_dirs.drain(..).rev() {
@@ -425,77 +531,112 @@ pub fn commit_temp_files(paths: &[PathBuf], temps: Vec<io::Result<PathBuf>>) -> 
     Ok(())
 }
 
-/// The writer's pid if `file_name` is exactly an orogen temporary name,
-/// `.<name>.<pid>.<n>.tmp` with a non-empty `<name>` and decimal `<pid>`
-/// and `<n>`; `None` for anything else, so look-alikes are never touched.
-fn temp_file_pid(file_name: &str) -> Option<u32> {
-    let inner = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    // `<name>` may itself hold dots (`heightmap.r16`): split from the right.
-    let mut parts = inner.rsplitn(3, '.');
-    let n = parts.next()?;
-    let pid = parts.next()?;
-    let name = parts.next()?;
-    let decimal = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if name.is_empty() || !decimal(n) || !decimal(pid) {
+/// Whether `s` is a decimal number of type `T` (digits only: no sign).
+fn decimal<T: std::str::FromStr>(s: &str) -> Option<T> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    n.parse::<u64>().ok()?;
-    pid.parse().ok()
+    s.parse().ok()
 }
 
-/// Whether no process with this pid exists. Errs on the side of "alive":
-/// only a definite "no such process" counts as dead.
-#[cfg(unix)]
-fn process_is_gone(pid: u32) -> bool {
-    if pid == std::process::id() {
-        return false;
+/// Exactly 16 lowercase hex digits.
+fn nonce(s: &str) -> Option<u64> {
+    let hex = s.len() == 16 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if !hex {
+        return None;
     }
-    // pid 0 and values past pid_t would make kill() signal a process group
-    // or wrap round; no orogen process has such a pid, so keep the file.
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
+    u64::from_str_radix(s, 16).ok()
+}
+
+/// The owner if `file_name` is exactly an orogen temporary name,
+/// `.<name>.<pid>.<nonce>.<n>.tmp` with a non-empty `<name>`; `None` for
+/// anything else, so look-alikes are never touched.
+fn temp_file_owner(file_name: &str) -> Option<OwnerId> {
+    let inner = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    // `<name>` may itself hold dots (`heightmap.r16`): split from the right.
+    let mut parts = inner.rsplitn(4, '.');
+    let n = parts.next()?;
+    let nonce = nonce(parts.next()?)?;
+    let pid = decimal(parts.next()?)?;
+    let name = parts.next()?;
+    if name.is_empty() {
+        return None;
     }
-    // Signal 0 only checks that the process exists; ESRCH means it does
-    // not. EPERM means it exists under another user: alive.
-    // SAFETY: kill with signal 0 sends nothing and touches no memory.
-    let result = unsafe { libc::kill(pid, 0) };
-    result == -1 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    decimal::<u64>(n)?;
+    Some(OwnerId { pid, nonce })
 }
 
-/// Without a portable existence check, every writer is taken to be alive.
-#[cfg(not(unix))]
-fn process_is_gone(_pid: u32) -> bool {
-    false
+/// The owner if `file_name` is exactly an owner lock's name,
+/// `.orogen-<pid>-<nonce>.lock`.
+fn lock_file_owner(file_name: &str) -> Option<OwnerId> {
+    let inner = file_name.strip_prefix(".orogen-")?.strip_suffix(".lock")?;
+    let (pid, nonce_hex) = inner.split_once('-')?;
+    Some(OwnerId {
+        pid: decimal(pid)?,
+        nonce: nonce(nonce_hex)?,
+    })
 }
 
-/// Removes the temporary files in `dir` left by orogen processes that no
-/// longer exist (killed midway, so they could not clean up). Only names of
-/// exactly the form `.<name>.<pid>.<n>.tmp` that are regular files are
-/// considered, and only when process `<pid>` is gone; a running export's
-/// temporary files and every other file stay. Returns how many were removed.
-///
-/// The pid is checked on this machine: a folder shared over the network
-/// with an export running on another machine could lose that export's
-/// temporary file, which then fails its rename and reports an error
-/// (its final file is not damaged).
+/// Removes the temporary files in `dir` whose writer is gone (killed
+/// midway, so it could not clean up), and their lock files. Only regular
+/// files named exactly `.<name>.<pid>.<nonce>.<n>.tmp` are considered, and
+/// only when their owner lock `.orogen-<pid>-<nonce>.lock` can be taken
+/// here (its holder is gone, on whatever machine it ran) or does not exist
+/// (the lock file is made before the first temporary file and removed
+/// after the last, so files without one are a dead writer's). A running
+/// export's temporary files and every other file stay; so do all of them
+/// where the file system cannot lock. Returns how many temporary files
+/// were removed.
 pub fn remove_stale_temp_files(dir: &Path) -> io::Result<usize> {
-    let mut removed = 0;
+    let mut temps: HashMap<OwnerId, Vec<PathBuf>> = HashMap::new();
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
-        let Some(pid) = entry.file_name().to_str().and_then(temp_file_pid) else {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let Some(owner) = temp_file_owner(name).or_else(|| lock_file_owner(name)) else {
             continue;
         };
         // Not a symlink or folder that happens to match the pattern.
         if !entry.file_type().is_ok_and(|t| t.is_file()) {
             continue;
         }
-        if process_is_gone(pid) && fs::remove_file(entry.path()).is_ok() {
-            removed += 1;
+        let files = temps.entry(owner).or_default();
+        if temp_file_owner(name).is_some() {
+            files.push(entry.path());
         }
     }
+    // This process's own owners are alive by definition.
+    let own: Vec<OwnerId> = live_temps().owners.iter().map(|o| o.id).collect();
+    let mut removed = 0;
+    for (owner, files) in temps {
+        if own.contains(&owner) {
+            continue;
+        }
+        let lock = match OwnerLock::try_take(&dir.join(owner.lock_name())) {
+            Ok(Some(lock)) => Some(lock),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            // Held by a running writer, or not to be judged here.
+            Ok(None) | Err(_) => continue,
+        };
+        let mut all_gone = true;
+        for file in files {
+            match fs::remove_file(file) {
+                Ok(()) => removed += 1,
+                Err(e) => all_gone &= e.kind() == io::ErrorKind::NotFound,
+            }
+        }
+        // Only once every file it covered is gone; else it stays, free,
+        // for the next sweep.
+        if let Some(lock) = lock
+            && all_gone
+        {
+            let _ = lock.remove();
+        }
+    }
+    // Best effort: a lock file its writer never published hides nothing.
+    let _ = remove_abandoned_pending(dir);
     Ok(removed)
 }
 
@@ -596,73 +737,204 @@ mod tests {
         // Other tests write in parallel, so look for this test's temps only.
         let live = live_temps();
         assert!(!live.paths.iter().any(|t| t.starts_with(dir.path())));
+        assert!(
+            !live.owners.iter().any(|o| o.dir.starts_with(dir.path())),
+            "no owner lock kept"
+        );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "a.bin alone");
     }
 
     #[test]
-    fn temp_names_are_recognised_exactly() {
-        assert_eq!(temp_file_pid(".heightmap.r16.1234.5.tmp"), Some(1234));
-        assert_eq!(temp_file_pid(".a.7.0.tmp"), Some(7));
-        let written = temp_path(Path::new("/x/texture.png"));
-        let name = written.file_name().unwrap().to_str().unwrap();
-        assert_eq!(temp_file_pid(name), Some(std::process::id()));
+    fn temp_and_lock_names_are_recognised_exactly() {
+        let owner = OwnerId {
+            pid: 1234,
+            nonce: 0x0123_4567_89ab_cdef,
+        };
+        assert_eq!(
+            temp_file_owner(".heightmap.r16.1234.0123456789abcdef.5.tmp"),
+            Some(owner)
+        );
+        assert_eq!(
+            owner.temp_name("heightmap.r16", 5),
+            ".heightmap.r16.1234.0123456789abcdef.5.tmp"
+        );
+        assert_eq!(owner.lock_name(), ".orogen-1234-0123456789abcdef.lock");
+        assert_eq!(
+            lock_file_owner(".orogen-1234-0123456789abcdef.lock"),
+            Some(owner)
+        );
+        let hex = "0123456789abcdef";
         for other in [
-            ".foo.tmp",
-            "x.123.4.tmp",
-            "..1.2.tmp",
-            ".a.1.2.tmp.bak",
-            ".a.1x.2.tmp",
-            ".a.1.2x.tmp",
-            ".a..2.tmp",
-            ".a.1..tmp",
-            ".a.-1.2.tmp",
-            ".a.99999999999999999999.2.tmp",
-            "heightmap.r16",
-        ] {
-            assert_eq!(temp_file_pid(other), None, "{other}");
-        }
-    }
-
-    /// The pid of a process that has exited and been reaped.
-    #[cfg(unix)]
-    fn dead_pid() -> u32 {
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        pid
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn stale_temps_of_dead_processes_are_removed_others_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let dead = dead_pid();
-        assert!(process_is_gone(dead));
-        let stale = format!(".heightmap.r16.{dead}.0.tmp");
-        let live = format!(".heightmap.r16.{}.3.tmp", std::process::id());
-        // Pid 1 (init) always exists; kill() may say EPERM, still alive.
-        let init = ".heightmap.png.1.0.tmp".to_string();
-        let keep = [
-            live.clone(),
-            init,
-            ".foo.tmp".into(),
-            "x.123.4.tmp".into(),
-            format!("x.{dead}.4.tmp"),
-            format!(".{dead}.4.tmp"),
-            format!(".a.{dead}.4.tmp.bak"),
+            ".foo.tmp".to_string(),
+            "x.1.0123456789abcdef.4.tmp".into(),
+            format!("..1.{hex}.2.tmp"),
+            format!(".a.1.{hex}.2.tmp.bak"),
+            format!(".a.1x.{hex}.2.tmp"),
+            format!(".a.1.{hex}.2x.tmp"),
+            format!(".a..{hex}.2.tmp"),
+            format!(".a.1.{hex}..tmp"),
+            format!(".a.-1.{hex}.2.tmp"),
+            format!(".a.99999999999.{hex}.2.tmp"),
+            ".a.1.0123456789ABCDEF.2.tmp".into(),
+            ".a.1.0123456789abcde.2.tmp".into(),
+            // The earlier pid-only form is not this scheme's.
+            ".heightmap.r16.1234.5.tmp".into(),
             "heightmap.r16".into(),
-        ];
-        for name in keep.iter().chain([&stale]) {
-            fs::write(dir.path().join(name), b"x").unwrap();
+        ] {
+            assert_eq!(temp_file_owner(&other), None, "{other}");
         }
-        // A folder with a dead pid's temp name is not a file: kept.
-        let stale_dir = format!(".d.{dead}.1.tmp");
-        fs::create_dir(dir.path().join(&stale_dir)).unwrap();
+        for other in [
+            ".orogen-1234-0123456789abcdef.lock.bak",
+            "orogen-1234-0123456789abcdef.lock",
+            ".orogen-1234-0123456789abcdef-.lock",
+            ".orogen--0123456789abcdef.lock",
+            ".orogen-1234.lock",
+            ".orogen-12a4-0123456789abcdef.lock",
+        ] {
+            assert_eq!(lock_file_owner(other), None, "{other}");
+        }
+    }
 
-        assert_eq!(remove_stale_temp_files(dir.path()).unwrap(), 1);
-        assert!(!dir.path().join(&stale).exists());
-        for name in keep.iter().chain([&stale_dir]) {
-            assert!(dir.path().join(name).exists(), "{name} must be kept");
+    /// Another writer's files: its lock file, taken through a handle of
+    /// its own (as another process's would be), and temporary files.
+    fn other_owner(dir: &Path, nonce: u64, temps: usize) -> (OwnerId, OwnerLock, Vec<PathBuf>) {
+        let id = OwnerId { pid: 77, nonce };
+        let lock = OwnerLock::create(&dir.join(id.lock_name())).unwrap();
+        let files: Vec<PathBuf> = (0..temps as u64)
+            .map(|n| {
+                let path = dir.join(id.temp_name("heightmap.r16", n));
+                fs::write(&path, b"partial").unwrap();
+                path
+            })
+            .collect();
+        (id, lock, files)
+    }
+
+    /// A temporary file is kept while its owner lock is held, and removed
+    /// with the lock file once the lock is free; a look-alike stays.
+    #[test]
+    fn a_temp_is_kept_while_its_owner_lock_is_held_and_removed_once_free() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (id, lock, temps) = other_owner(d, 1, 2);
+        fs::write(d.join(".foo.tmp"), b"not ours").unwrap();
+
+        assert_eq!(remove_stale_temp_files(d).unwrap(), 0);
+        assert!(temps.iter().all(|t| t.exists()), "the writer runs");
+        assert!(d.join(id.lock_name()).exists());
+
+        drop(lock); // what the writer's end does, however it ends
+        assert_eq!(remove_stale_temp_files(d).unwrap(), 2);
+        assert!(temps.iter().all(|t| !t.exists()));
+        assert!(!d.join(id.lock_name()).exists(), "its lock file goes too");
+        assert!(d.join(".foo.tmp").exists());
+    }
+
+    /// What a dead writer can leave: a lock file alone (cleared), a
+    /// temporary file whose lock file is already gone (cleared), a lock
+    /// file it never published (cleared); a running writer's files and
+    /// folders or links with such names stay.
+    #[test]
+    fn a_dead_writers_leftovers_go_a_running_writers_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let (dead, dead_lock, _) = other_owner(d, 2, 0);
+        drop(dead_lock);
+        let lockless = OwnerId { pid: 78, nonce: 3 }.temp_name("texture.png", 0);
+        fs::write(d.join(&lockless), b"x").unwrap();
+        let unpublished = format!(
+            "{}.00000000000000aa.pending",
+            OwnerId { pid: 79, nonce: 4 }.lock_name()
+        );
+        fs::write(d.join(&unpublished), b"").unwrap();
+        let (running, _running_lock, running_temps) = other_owner(d, 5, 1);
+        let folder = OwnerId { pid: 80, nonce: 6 }.temp_name("a", 0);
+        fs::create_dir(d.join(&folder)).unwrap();
+
+        assert_eq!(remove_stale_temp_files(d).unwrap(), 1, "the lockless temp");
+        let mut names: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let mut kept = vec![
+            running.lock_name(),
+            running_temps[0]
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+            folder,
+        ];
+        kept.sort();
+        assert_eq!(names, kept, "{} and the rest gone", dead.lock_name());
+    }
+
+    /// A writer in another process: its temporary file stays while the
+    /// process runs and goes, with its lock file, once it was killed.
+    #[test]
+    fn a_killed_writers_temp_goes_a_running_ones_stays() {
+        const DIR_VAR: &str = "OROGEN_ATOMIC_OWNER_TEST_DIR";
+        if let Some(dir) = std::env::var_os(DIR_VAR) {
+            let dir = PathBuf::from(dir);
+            let (_temp, _file) = create_temp_for(&dir.join("heightmap.r16")).unwrap();
+            println!("writing");
+            // Waits, holding the lock, until it is killed.
+            let _ = io::stdin().read_line(&mut String::new());
+            return;
         }
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "io::atomic::tests::a_killed_writers_temp_goes_a_running_ones_stays",
+                "--exact",
+                "--test-threads=1",
+                "--nocapture",
+            ])
+            .env(DIR_VAR, dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.contains("writing") {
+            line.clear();
+            assert_ne!(
+                io::BufRead::read_line(&mut stdout, &mut line).unwrap(),
+                0,
+                "child ended"
+            );
+        }
+        let names = || -> Vec<String> {
+            let mut names: Vec<String> = fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            names.sort();
+            names
+        };
+        let before = names();
+        assert_eq!(
+            before.len(),
+            2,
+            "a lock file and a temporary file: {before:?}"
+        );
+        let temp = before
+            .iter()
+            .find_map(|n| temp_file_owner(n))
+            .expect("a temp");
+        assert_eq!(temp.pid, child.id());
+        assert_eq!(lock_file_owner(&temp.lock_name()), Some(temp));
+        assert!(before.contains(&temp.lock_name()), "{before:?}");
+
+        assert_eq!(remove_stale_temp_files(dir.path()).unwrap(), 0);
+        assert_eq!(names(), before, "kept while the writer runs");
+
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(remove_stale_temp_files(dir.path()).unwrap(), 1);
+        assert!(names().is_empty(), "{:?}", names());
     }
 
     /// Cleanup closes the registry for the rest of the process, so this
@@ -673,9 +945,9 @@ mod tests {
         if let Some(dir) = std::env::var_os(DIR_VAR) {
             let dir = PathBuf::from(dir);
             // A write in progress: its temporary file created, not renamed.
-            let temp = temp_path(&dir.join("heightmap.r16"));
-            let _file = create_registered(&temp).unwrap();
+            let (temp, _file) = create_temp_for(&dir.join("heightmap.r16")).unwrap();
             assert!(temp.exists());
+            assert_eq!(fs::read_dir(&dir).unwrap().count(), 2, "with its lock file");
             assert_eq!(remove_live_temp_files(), 1);
             assert!(!temp.exists());
             let late = write_atomic(&dir.join("late.bin"), b"x").unwrap_err();
@@ -699,7 +971,11 @@ mod tests {
             stdout.contains("1 passed"),
             "the body did not run: {stdout}"
         );
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "neither temporary nor lock file left"
+        );
     }
 
     #[test]
@@ -723,9 +999,11 @@ mod tests {
         let ops: Vec<FileOp> = record_file_ops(false)
             .into_iter()
             .filter(|op| match op {
-                FileOp::Created(p) | FileOp::DataSynced(p) | FileOp::DirSynced(p) => {
-                    p.starts_with(dir.path())
-                }
+                FileOp::Created(p)
+                | FileOp::DataSynced(p)
+                | FileOp::DirSynced(p)
+                | FileOp::Locked(p)
+                | FileOp::Unlocked(p) => p.starts_with(dir.path()),
                 FileOp::Renamed(_, to) => to.starts_with(dir.path()),
             })
             .collect();
@@ -753,6 +1031,36 @@ mod tests {
             "folder synced after the last rename: {ops:?}"
         );
         assert_eq!(fs::read(dir.path().join("b.bin")).unwrap(), b"second");
+
+        // The owner lock: taken before the first temporary file exists,
+        // named by every one of them, removed after the last rename.
+        let Some(FileOp::Locked(lock)) = ops.first() else {
+            panic!("the lock comes first: {ops:?}");
+        };
+        let owner = lock_file_owner(&lock.file_name().unwrap().to_string_lossy()).expect("a lock");
+        let created: Vec<&PathBuf> = ops
+            .iter()
+            .filter_map(|op| match op {
+                FileOp::Created(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(created.len(), 2, "{ops:?}");
+        for temp in created {
+            let name = temp.file_name().unwrap().to_string_lossy();
+            assert_eq!(temp_file_owner(&name), Some(owner), "{name}");
+        }
+        let unlocked = at(&|op: &FileOp| *op == FileOp::Unlocked(lock.clone()));
+        assert!(
+            unlocked > rename_b,
+            "lock removed after the renames: {ops:?}"
+        );
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.bin", "b.bin"], "no lock file left");
     }
 
     /// A temporary name that is already taken is never truncated.
@@ -761,7 +1069,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let taken = dir.path().join(".x.tmp");
         fs::write(&taken, b"someone else's").unwrap();
-        let err = create_registered(&taken).unwrap_err();
+        let err = create_exclusive(&taken).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(fs::read(&taken).unwrap(), b"someone else's");
     }

@@ -9,6 +9,8 @@
 //! - [`sidecar`]: `heightmap.json`, its schema and its finder;
 //! - [`atomic`] and [`bundle`]: an export's files written together, each
 //!   atomically;
+//! - [`owner_lock`]: the held lock that tells a running writer's files
+//!   from a dead one's (export temporary files, recovery copies);
 //! - [`tiled_export`]: the map cut into border-sharing tiles;
 //! - [`mesh_export`]: the terrain as a glTF binary or a Wavefront OBJ;
 //! - [`png_strips`]: PNG encoding on all threads;
@@ -27,6 +29,7 @@ pub mod height_files;
 pub mod import;
 pub mod literal_deflate;
 pub mod mesh_export;
+pub mod owner_lock;
 pub mod png_strips;
 pub mod sidecar;
 pub mod tiled_export;

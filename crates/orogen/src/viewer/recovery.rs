@@ -5,11 +5,12 @@
 //! close without saving); a crash leaves it, and the next viewer offers to
 //! restore it.
 //!
-//! Each viewer holds an exclusive lock (`flock`) on a lock file beside its
-//! copy for as long as it runs; the system drops the lock when the process
-//! ends, however it ends. A copy whose lock can be taken is a crashed
-//! viewer's: no pid check, which a reused pid or another machine sharing
-//! the home folder would fool.
+//! Each viewer holds an owner lock ([`OwnerLock`]) on a lock file beside
+//! its copy for as long as it runs; the system drops the lock when the
+//! process ends, however it ends. A copy whose lock can be taken, or whose
+//! lock file is gone (it is made before the copy and removed after it), is
+//! a crashed viewer's: no pid check, which a reused pid or another machine
+//! sharing the home folder would fool.
 
 use super::state::{EditedRecipe, RecipeSource};
 use super::unsaved::has_unsaved_edits;
@@ -17,6 +18,7 @@ use bevy::prelude::*;
 use bevy::window::ClosingWindow;
 use orogen_core::Recipe;
 use orogen_core::io::atomic::write_atomic;
+use orogen_core::io::owner_lock::{OwnerLock, remove_abandoned_pending};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -78,41 +80,46 @@ pub struct Offer {
     lock: Lock,
 }
 
-/// An exclusive lock on a file, released when dropped or when the process
-/// ends.
+/// An exclusive lock on a lock file, released when dropped or when the
+/// process ends.
 #[derive(Debug)]
-struct Lock {
-    path: PathBuf,
-    _file: std::fs::File,
-}
+struct Lock(OwnerLock);
 
 impl Lock {
-    /// Takes the lock on `path` (creating the file) if no one holds it.
-    fn try_take(path: &Path) -> Option<Lock> {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-            .ok()?;
-        #[cfg(unix)]
-        {
-            use std::os::fd::AsRawFd;
-            // SAFETY: flock on a descriptor this function owns.
-            let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if taken != 0 {
-                return None;
-            }
-        }
-        Some(Lock {
-            path: path.to_path_buf(),
-            _file: file,
-        })
+    /// This viewer's own lock, on a fresh lock file that appears already
+    /// held (another viewer never sees it free).
+    fn create(path: &Path) -> Result<Lock, String> {
+        OwnerLock::create(path)
+            .map(Lock)
+            .map_err(|e| format!("cannot lock {}: {e}", path.display()))
     }
 
-    /// Removes the lock file, then lets the lock go.
+    /// Takes the lock on a copy's lock file if no one holds it. A missing
+    /// lock file means the copy's viewer is gone: one is made, held, so
+    /// that two viewers do not both take the copy. Not taken where the
+    /// lock cannot be judged (a file system without locks).
+    fn try_take(path: &Path) -> Option<Lock> {
+        match OwnerLock::try_take(path) {
+            Ok(lock) => lock.map(Lock),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                OwnerLock::create(path).ok().map(Lock)
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Takes the lock on an existing lock file if no one holds it; never
+    /// creates one.
+    fn take_existing(path: &Path) -> Option<Lock> {
+        OwnerLock::try_take(path).ok().flatten().map(Lock)
+    }
+
+    /// Removes the lock file while holding it, then lets the lock go.
     fn remove(self) {
-        remove_quietly(&self.path);
+        let path = self.0.path().to_path_buf();
+        if let Err(e) = self.0.remove() {
+            warn!("cannot remove {}: {e}", path.display());
+        }
     }
 }
 
@@ -150,8 +157,7 @@ impl Recovery {
     pub fn start(dir: PathBuf, session: &str) -> Result<Recovery, String> {
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let own = dir.join(format!("{PREFIX}{session}{EXTENSION}"));
-        let own_lock = Lock::try_take(&lock_path_of(&own))
-            .ok_or_else(|| format!("cannot lock {}", lock_path_of(&own).display()))?;
+        let own_lock = Lock::create(&lock_path_of(&own))?;
         Ok(Recovery {
             own,
             own_lock: Some(own_lock),
@@ -244,11 +250,13 @@ pub fn newest_stale_copy(dir: &Path, own: &Path) -> Option<Offer> {
         name.starts_with(PREFIX) && name.ends_with(LOCK_EXTENSION)
     }) {
         if !lock.with_extension(&EXTENSION[1..]).exists()
-            && let Some(taken) = Lock::try_take(lock)
+            && let Some(taken) = Lock::take_existing(lock)
         {
             taken.remove();
         }
     }
+    // Lock files a viewer died making, before they got their names.
+    let _ = remove_abandoned_pending(dir);
     let mut copies: Vec<(std::time::SystemTime, &PathBuf)> = entries
         .iter()
         .filter(|path| path.as_path() != own)
