@@ -4,7 +4,8 @@
 //! edit (every stage re-run) up to the GPU path's data.
 
 use criterion::{Criterion, criterion_group};
-use orogen::viewer::display::{MAX_MESH_SIDE, gpu_upload, splat_texels, texture_size};
+use orogen::viewer::display_data::cpu::{MAX_MESH_SIDE, texture_size};
+use orogen::viewer::display_data::gpu::{gpu_upload, splat_texels};
 use orogen_core::mesh::build_mesh;
 use orogen_core::pipeline::{Pipeline, RunHooks};
 use orogen_core::presets;

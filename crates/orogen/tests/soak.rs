@@ -20,10 +20,16 @@
 //! binary so the resident-memory figure is its own.
 
 use bevy::prelude::*;
-use orogen::viewer::history::{History, HistoryAction, HistoryPlugin, apply_history_action};
-use orogen::viewer::regen::{PendingUpload, RegenJob, RegenerationPlugin, check_recipe};
-use orogen::viewer::state::{DisplayPath, DisplayedStage, EditedRecipe, Generated};
-use orogen::viewer::terrain::{TerrainBounds, TerrainUploadPlugin};
+use orogen::viewer::camera::TerrainBounds;
+use orogen::viewer::document::EditedRecipe;
+use orogen::viewer::document::history::{
+    History, HistoryAction, HistoryPlugin, apply_history_action,
+};
+use orogen::viewer::handoff::{Generated, PendingUpload};
+use orogen::viewer::regen::{RegenJob, RegenerationPlugin, check_recipe};
+use orogen::viewer::render::cpu_terrain::TerrainUploadPlugin;
+use orogen::viewer::schedule::order_viewer_systems;
+use orogen::viewer::settings::{DisplayPath, DisplayedStage};
 use orogen_core::params::{ParamVisitor, Params, Span, clamp_all};
 use orogen_core::pipeline::{Pipeline, RunHooks};
 use orogen_core::splat::Tile;
@@ -432,6 +438,7 @@ fn soak_app(recipe: Recipe) -> App {
         history
     })
     .add_plugins((RegenerationPlugin, TerrainUploadPlugin, HistoryPlugin));
+    order_viewer_systems(&mut app);
     app
 }
 

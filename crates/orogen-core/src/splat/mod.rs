@@ -15,12 +15,14 @@ mod images;
 pub mod reference;
 mod render;
 mod slope;
+mod split;
 mod texture;
 mod weights;
 
 pub use images::{TileImageError, TileImages, decode_tile_image, load_tile_image};
 pub use render::{SplatError, render_splat, round_to_u8};
 pub use slope::{atan_degrees, slope_map};
+pub use split::{TileRule, TileRules, TileSource, TileSources};
 pub use texture::{SplatTexture, add_texture_files};
 pub use weights::{slope_factor, visibility, weights_at};
 

@@ -5,8 +5,10 @@
 //! Keys and mouse are ignored while egui uses them. The math lives in
 //! plain functions below so it is unit-tested without an `App`.
 
-use super::state::UiFocus;
-use super::terrain::TerrainBounds;
+use super::display_data::gpu::splat_texels;
+use super::document::EditedRecipe;
+use super::schedule::ViewerSystems;
+use super::settings::{UiFocus, ViewSettings};
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use std::f32::consts::FRAC_PI_2;
@@ -16,13 +18,45 @@ pub struct FlyCameraPlugin;
 impl Plugin for FlyCameraPlugin {
     fn build(&self, app: &mut App) {
         app.add_systems(Startup, spawn_camera)
-            .add_systems(Update, (frame_terrain, fly).chain().in_set(CameraMoves));
+            .init_resource::<TerrainBounds>()
+            .add_systems(
+                Update,
+                (frame_terrain, fly)
+                    .chain()
+                    .in_set(ViewerSystems::MoveCamera),
+            );
     }
 }
 
-/// The systems that place and move the camera (LOD selection runs after).
-#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CameraMoves;
+/// The displayed terrain's extent in world units (before exaggeration);
+/// the camera frames it and the water plane covers it. Set by the scene
+/// when a terrain is uploaded.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq)]
+pub struct TerrainBounds {
+    pub half_width: f32,
+    pub half_depth: f32,
+    pub min_height: f32,
+    pub max_height: f32,
+    /// True once a terrain has been uploaded.
+    pub ready: bool,
+}
+
+impl TerrainBounds {
+    /// The bounds of a `width × height` map of `cell`-sized cells whose
+    /// heights span `min..max`. A recipe can overflow to ±inf (or NaN
+    /// after normalising that); the camera, sun and water still get
+    /// numbers.
+    pub fn of_map(width: usize, height: usize, cell: f32, min: f32, max: f32) -> Self {
+        let finite_or_zero = |v: f32| if v.is_finite() { v } else { 0.0 };
+        TerrainBounds {
+            half_width: width.saturating_sub(1) as f32 * cell * 0.5,
+            half_depth: height.saturating_sub(1) as f32 * cell * 0.5,
+            min_height: finite_or_zero(min),
+            max_height: finite_or_zero(max),
+            ready: true,
+        }
+    }
+}
 
 /// Vertical field of view of the 3D camera.
 pub const FOV_Y: f32 = std::f32::consts::FRAC_PI_4;
@@ -278,10 +312,10 @@ fn egui_has_pointer(focus: &Option<Res<UiFocus>>) -> bool {
 fn frame_terrain(
     keys: Res<ButtonInput<KeyCode>>,
     bounds: Res<TerrainBounds>,
-    view: Option<Res<super::state::ViewSettings>>,
+    view: Option<Res<ViewSettings>>,
     start: Option<Res<StartView>>,
     top: Option<Res<TopTexels>>,
-    recipe: Option<Res<super::state::EditedRecipe>>,
+    recipe: Option<Res<EditedRecipe>>,
     wants: Option<Res<UiFocus>>,
     mut last_extent: Local<Option<(f32, f32)>>,
     mut cameras: Query<(
@@ -307,7 +341,7 @@ fn frame_terrain(
         if top {
             let texels = recipe
                 .as_ref()
-                .map(|r| super::display::splat_texels(r.0.width, r.0.height).0)
+                .map(|r| splat_texels(r.0.width, r.0.height).0)
                 .unwrap_or(1);
             let above = bounds.max_height.abs().max(bounds.min_height.abs()) * height_scale + 10.0;
             *transform = Transform::from_xyz(0.0, above, 0.0).looking_to(Vec3::NEG_Y, Vec3::NEG_Z);

@@ -1,36 +1,35 @@
 //! The Bevy viewer: a thin layer over the terrain core, one plugin per
-//! concern.
+//! concern, reading one way. A frame runs the [`schedule::ViewerSystems`]
+//! in order: Edit → Regenerate → Upload → MoveCamera → Draw.
 //!
-//! `regen` turns recipe edits into pipeline jobs off the main thread
-//! (headless-testable), `display` builds what is uploaded inside those
-//! jobs (the height texture, or the CPU path's mesh and texture),
-//! `gpu_terrain` draws the terrain on the GPU, `terrain` is the 3D scene
-//! and the CPU path's upload, `flow_overlay` the drainage network drawn
-//! over both, `camera` the fly camera,
-//! `history` undo/redo, `panels` the egui panels and status bar, and
-//! `screenshot` the `--screenshot` mode.
+//! From the bottom up: [`settings`] and [`document`] hold what the user
+//! asked for (the recipe, its history and saving; the view); [`display_data`]
+//! holds pure functions that turn a map into display data; [`regen`] runs
+//! jobs off the main thread with them and writes [`handoff`], the only
+//! resources it shares with the rest; [`camera`] frames and flies;
+//! [`render`] draws what was handed over; [`panels`] and [`screenshot`]
+//! sit on top. Imports point down only.
 
 pub mod camera;
-pub mod display;
-pub mod flow_overlay;
-pub mod gpu_terrain;
-pub mod history;
+pub mod display_data;
+pub mod document;
+pub mod handoff;
 pub mod panels;
-pub mod recovery;
 pub mod regen;
+pub mod render;
 pub mod sampling;
+pub mod schedule;
 pub mod screenshot;
-pub mod state;
-pub mod terrain;
-pub mod unsaved;
+pub mod settings;
 
 use bevy::prelude::*;
 use bevy::render::RenderPlugin;
 use bevy::window::WindowResolution;
+use document::{EditedRecipe, RecipeSource};
 use orogen_core::flow::load_recipe;
 use orogen_core::{Recipe, presets};
 use screenshot::{ExitReport, ScreenshotPlugin, TERRAIN_TIMEOUT};
-use state::{DisplayedStage, EditedRecipe, RecipeSource};
+use settings::DisplayedStage;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -63,14 +62,13 @@ pub struct ViewerPlugin {
 
 impl Plugin for ViewerPlugin {
     fn build(&self, app: &mut App) {
+        schedule::order_viewer_systems(app);
         app.add_plugins((
+            document::history::HistoryPlugin,
+            document::unsaved::UnsavedPlugin,
             regen::RegenerationPlugin,
-            terrain::TerrainScenePlugin,
-            gpu_terrain::GpuTerrainPlugin,
-            flow_overlay::FlowOverlayPlugin,
             camera::FlyCameraPlugin,
-            history::HistoryPlugin,
-            unsaved::UnsavedPlugin,
+            render::TerrainRenderPlugin,
         ));
         if self.panels {
             app.add_plugins(panels::PanelsPlugin);
@@ -85,7 +83,7 @@ fn initial_recipe(args: &ViewOptions) -> Result<(Recipe, RecipeSource), String> 
             if let Some(note) = orogen_core::flow::preset_shadows_file(name) {
                 eprintln!("note: {note}");
             }
-            let (recipe, base_dir) = load_recipe(name)?;
+            let (recipe, base_dir) = load_recipe(name).map_err(|e| e.to_string())?;
             if let Some(note) = recipe.conversion_note() {
                 eprintln!("note: {name}: {note}");
             }
@@ -148,14 +146,6 @@ fn check_adapter() -> Result<(), String> {
 const NO_ADAPTER: &str = "no graphics adapter found (Vulkan): install your GPU's driver, or Mesa's \
      software Vulkan (package mesa-vulkan-drivers); `orogen generate` needs neither";
 
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "unknown panic".into())
-}
-
 /// Runs `orogen view`.
 pub fn run(args: &ViewOptions) -> Result<(), String> {
     let (recipe, source) = initial_recipe(args)?;
@@ -206,17 +196,17 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
         panels: !args.top_texels,
     });
     if args.cpu_terrain {
-        app.insert_resource(state::DisplayPath::Cpu("--cpu-terrain".into()));
+        app.insert_resource(settings::DisplayPath::Cpu("--cpu-terrain".into()));
     }
     if args.flow_overlay {
-        app.insert_resource(state::ViewSettings {
+        app.insert_resource(settings::ViewSettings {
             flow_overlay: true,
             ..default()
         });
     }
     if args.top_texels {
-        app.insert_resource(gpu_terrain::GpuDrawOptions(
-            gpu_terrain::material::DrawOptions {
+        app.insert_resource(render::gpu_terrain::GpuDrawOptions(
+            render::gpu_terrain::material::DrawOptions {
                 unlit: true,
                 triplanar: true,
             },
@@ -225,7 +215,7 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
     // A screenshot run edits nothing and must not offer an old session's
     // edits; a view without panels cannot edit either.
     if args.screenshot.is_none() && !args.top_texels {
-        app.add_plugins(recovery::RecoveryPlugin);
+        app.add_plugins(document::recovery::RecoveryPlugin);
     }
     if let Some(path) = &args.screenshot {
         app.add_plugins(ScreenshotPlugin {
@@ -243,7 +233,7 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
             .unwrap_or_else(|| format!("the viewer stopped with exit code {code}"))),
         Err(payload) => Err(format!(
             "the viewer crashed: {}",
-            panic_text(payload.as_ref())
+            regen::job::panic_text(payload.as_ref())
         )),
     }
 }

@@ -3,9 +3,9 @@
 //! (terrain and panels) and exit. Fails with a message instead of hanging
 //! when no terrain appears in time.
 
-use super::regen::{PendingUpload, RegenJob};
-use super::state::Generated;
-use super::terrain::TerrainBounds;
+use super::camera::TerrainBounds;
+use super::handoff::{Generated, PendingUpload};
+use super::regen::RegenJob;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use std::path::PathBuf;

@@ -3,8 +3,8 @@
 //! and weight maps) into a typed folder. Rendering and writing run on the
 //! IO task pool so the UI never stalls.
 
-use super::super::state::Generated;
 use super::{Document, ERROR_RED, OK_GREEN, UiContext, WARNING_AMBER};
+use crate::viewer::handoff::{Generated, ShownBands};
 use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
 use bevy_egui::egui;
 use orogen_core::Recipe;
@@ -121,7 +121,12 @@ impl ExportPanel {
             .add_enabled(ready, egui::Button::new("Export"))
             .on_disabled_hover_text("Wait for the terrain to finish generating");
         if button.clicked() {
-            self.start(info.generated, &doc.recipe, doc.source.base_dir.clone());
+            self.start(
+                info.generated,
+                info.bands,
+                &doc.recipe,
+                doc.source.base_dir.clone(),
+            );
         }
         if self.task.is_some() {
             ui.horizontal(|ui| {
@@ -149,9 +154,15 @@ impl ExportPanel {
     /// Exports `recipe` at its full size: the map on screen when it is
     /// that size, otherwise generated afresh in the background (the view
     /// may show a preview).
-    fn start(&mut self, generated: &Generated, recipe: &Recipe, base_dir: Option<PathBuf>) {
-        let on_screen = match (&generated.output, &generated.recipe) {
-            (Some(output), Some(shown)) if shown == recipe => Some(output.map.clone()),
+    fn start(
+        &mut self,
+        generated: &Generated,
+        bands: &ShownBands,
+        recipe: &Recipe,
+        base_dir: Option<PathBuf>,
+    ) {
+        let on_screen = match (&generated.output, bands.shown_recipe(generated)) {
+            (Some(output), Some(shown)) if shown == *recipe => Some(output.map.clone()),
             _ => None,
         };
         let folder = self.folder.trim();
@@ -183,8 +194,8 @@ impl ExportPanel {
         let request = match self.engine {
             Some(engine) => match request.for_engine(engine, width, height) {
                 Ok(request) => request,
-                Err(message) => {
-                    self.message = Some(Err(message));
+                Err(error) => {
+                    self.message = Some(Err(error.to_string()));
                     return;
                 }
             },
@@ -203,6 +214,7 @@ impl ExportPanel {
                 }
             };
             export_map(&map, &recipe, base_dir.as_deref(), &request, &dir)
+                .map_err(|e| e.to_string())
         }));
     }
 

@@ -13,15 +13,15 @@ pub mod texture;
 pub mod view;
 
 use super::camera::FlyCamera;
-use super::gpu_terrain::LodStats;
-use super::history::{History, HistoryAction, apply_history_action};
-use super::recovery::Recovery;
+use super::document::history::{History, HistoryAction, apply_history_action};
+use super::document::recovery::Recovery;
+use super::document::unsaved::SavePrompt;
+use super::document::{EditedRecipe, RecipeSource};
+use super::handoff::{Generated, ShownBands};
 use super::regen::RegenJob;
+use super::render::gpu_terrain::LodStats;
 use super::sampling::PreviewSampling;
-use super::state::{
-    DisplayPath, DisplayedStage, EditedRecipe, Generated, RecipeSource, UiFocus, ViewSettings,
-};
-use super::unsaved::SavePrompt;
+use super::settings::{DisplayPath, DisplayedStage, UiFocus, ViewSettings};
 use bevy::camera::visibility::RenderLayers;
 use bevy::camera::{CameraOutputMode, Viewport};
 use bevy::ecs::system::SystemParam;
@@ -65,6 +65,8 @@ pub struct Document {
 /// Read-only facts and one-shot requests shared by the panels.
 pub struct UiContext<'a> {
     pub generated: &'a Generated,
+    /// The bands the terrain is drawn with, and the texture preview.
+    pub bands: &'a ShownBands,
     pub busy: bool,
     pub busy_seconds: f32,
     /// The side on screen, and the finest the running job will show.
@@ -157,7 +159,7 @@ fn draw_panels(
     mut contexts: EguiContexts,
     mut panels: ResMut<Panels>,
     mut edited: EditedResources,
-    generated: Res<Generated>,
+    (generated, bands): (Res<Generated>, Res<ShownBands>),
     job: Res<RegenJob>,
     display: (Res<DisplayPath>, Res<LodStats>),
     mut history: ResMut<History>,
@@ -178,6 +180,7 @@ fn draw_panels(
     let mut doc = edited.document();
     let mut info = UiContext {
         generated: &generated,
+        bands: &bands,
         busy: job.is_busy(),
         busy_seconds: job.elapsed().map(|d| d.as_secs_f32()).unwrap_or(0.0),
         shown_side: job.shown_side,

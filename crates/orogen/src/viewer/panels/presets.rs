@@ -1,8 +1,8 @@
 //! Presets panel: load a shipped preset, open or save a recipe file.
 
-use super::super::state::RecipeSource;
-use super::super::unsaved::has_unsaved_edits;
 use super::{Document, ERROR_RED, OK_GREEN, WARNING_AMBER};
+use crate::viewer::document::RecipeSource;
+use crate::viewer::document::unsaved::has_unsaved_edits;
 use bevy_egui::egui;
 use orogen_core::flow::load_recipe;
 use orogen_core::io::atomic::write_atomic;
@@ -131,7 +131,7 @@ impl PresetsPanel {
 
 /// Loads a preset name or recipe file into the document.
 fn load_named(name: &str, doc: &mut Document, file: Option<PathBuf>) -> Result<String, String> {
-    let (recipe, base_dir) = load_recipe(name)?;
+    let (recipe, base_dir) = load_recipe(name).map_err(|e| e.to_string())?;
     let message = match recipe.conversion_note() {
         Some(note) => format!("loaded {name}: {note}"),
         None => format!("loaded {name}"),
@@ -156,6 +156,6 @@ pub fn save_as(doc: &mut Document, path: &Path) -> Result<String, String> {
 }
 
 fn save(recipe: &Recipe, path: &Path) -> Result<(), String> {
-    let text = recipe.to_ron()?;
+    let text = recipe.to_ron().map_err(|e| e.to_string())?;
     write_atomic(path, text.as_bytes()).map_err(|e| format!("cannot save {}: {e}", path.display()))
 }

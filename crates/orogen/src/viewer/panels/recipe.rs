@@ -1,10 +1,10 @@
 //! Recipe panel: size (with engine presets), seed, undo/redo, and the
 //! stage list with every parameter drawn through the visitor.
 
-use super::super::history::HistoryAction;
-use super::super::regen::check_recipe;
 use super::params_ui::draw_params;
 use super::{Document, ERROR_RED, UiContext};
+use crate::viewer::document::history::HistoryAction;
+use crate::viewer::regen::check_recipe;
 use bevy_egui::egui;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES};
 use orogen_core::params::clamp_all;

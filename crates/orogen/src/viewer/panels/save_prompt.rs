@@ -2,11 +2,11 @@
 //! when it has none yet), and closing the window with unsaved edits asks
 //! whether to save them first.
 
-use super::super::recovery::{RecoveredRecipe, Recovery};
-use super::super::state::RecipeSource;
-use super::super::unsaved::{PromptKind, SavePrompt};
 use super::presets::save_as;
 use super::{Document, ERROR_RED, WARNING_AMBER};
+use crate::viewer::document::RecipeSource;
+use crate::viewer::document::recovery::{RecoveredRecipe, Recovery};
+use crate::viewer::document::unsaved::{PromptKind, SavePrompt};
 use bevy_egui::egui;
 use orogen_core::flow::load_recipe;
 use std::path::{Path, PathBuf};

@@ -2,8 +2,8 @@
 //! mesh and texture sizes (saying when the mesh is decimated), errors.
 
 use super::{Document, ERROR_RED, UiContext};
-use crate::viewer::gpu_terrain::LodStats;
-use crate::viewer::state::DisplayPath;
+use crate::viewer::render::gpu_terrain::LodStats;
+use crate::viewer::settings::DisplayPath;
 use bevy_egui::egui;
 use orogen_core::Stage;
 

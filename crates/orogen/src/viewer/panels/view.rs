@@ -2,8 +2,11 @@
 //! stage-by-stage demo (diamond-square level stepping, erosion iteration /
 //! droplet sliders) and a 2D preview.
 
-use super::super::state::{FlowField, Generated, PreviewImage, PreviewKind};
 use super::{Document, UiContext};
+use crate::viewer::display_data::flow::FlowField;
+use crate::viewer::display_data::preview::PreviewImage;
+use crate::viewer::handoff::{Generated, ShownBands};
+use crate::viewer::settings::PreviewKind;
 use bevy_egui::egui;
 use orogen_core::params::{ParamVisitor, Params};
 use orogen_core::{Stage, StageEntry};
@@ -41,10 +44,16 @@ impl ViewPanel {
         ui.separator();
         stage_picker(ui, doc);
         ui.separator();
-        self.preview(ui, doc, info.generated);
+        self.preview(ui, doc, info.generated, info.bands);
     }
 
-    fn preview(&mut self, ui: &mut egui::Ui, doc: &mut Document, generated: &Generated) {
+    fn preview(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &mut Document,
+        generated: &Generated,
+        bands: &ShownBands,
+    ) {
         ui.horizontal(|ui| {
             ui.label("preview");
             ui.radio_value(&mut doc.view.preview, PreviewKind::Texture, "texture");
@@ -52,7 +61,7 @@ impl ViewPanel {
         });
         let kind = doc.view.preview;
         let image: &PreviewImage = match kind {
-            PreviewKind::Texture => &generated.texture_preview,
+            PreviewKind::Texture => &bands.texture_preview,
             PreviewKind::Heightmap => &generated.heightmap_preview,
         };
         if image.rgba.len() != image.width * image.height * 4 || image.width == 0 {
@@ -60,11 +69,7 @@ impl ViewPanel {
             return;
         }
         let flow = generated.flow.as_deref().filter(|_| doc.view.flow_overlay);
-        let key = (
-            (generated.serial, generated.preview_version),
-            kind,
-            flow.is_some(),
-        );
+        let key = ((generated.serial, bands.version), kind, flow.is_some());
         if self.preview.as_ref().is_none_or(|(shown, _)| *shown != key) {
             let colour = egui::ColorImage::from_rgba_unmultiplied(
                 [image.width, image.height],

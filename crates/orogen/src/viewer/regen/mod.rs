@@ -3,33 +3,44 @@
 //! When the recipe (tiles included) or the displayed stage change, a job
 //! on the async compute pool shows the edit at a preview size first,
 //! then refines it level by level up to the display limit (257² → 513² →
-//! 1025², say; [`super::sampling`]). Each level runs its own cached
-//! pipeline (which re-runs only the stages from the first edited one; a
-//! tile-only edit re-runs none), then builds the display mesh, the splat
-//! texture and the previews, and hands them over; the main thread only
-//! swaps them in. A newer request cancels the older job (its flag is
-//! checked between stages and levels) and stops listening to it, so a
-//! finer level of an old edit never replaces a coarse level of a new one.
+//! 1025², say; [`crate::viewer::sampling`]). Each level runs its own
+//! cached pipeline (which re-runs only the stages from the first edited
+//! one; a tile-only edit re-runs none), then builds the display mesh, the
+//! splat texture and the previews ([`display`]), and hands them over
+//! through [`crate::viewer::handoff`]; the main thread only swaps them
+//! in. A newer request cancels the older job (its flag is checked
+//! between stages and levels) and stops listening to it, so a finer level
+//! of an old edit never replaces a coarse level of a new one.
+//!
+//! Also here: band-only edits on the GPU path ([`bands`]), which need no
+//! job, and the flow overlay's network for a map built without it
+//! ([`flow`]). Regeneration is the only writer of the handoff resources.
 //!
 //! This plugin needs no window or GPU: it works under `MinimalPlugins`.
 
-use super::display::{DisplayBuild, build_display};
-use super::gpu_terrain::HeightUpload;
+pub mod bands;
+pub mod cache;
+pub mod display;
+pub mod flow;
+pub mod job;
+
+use super::document::{EditedRecipe, RecipeSource};
+use super::handoff::{Generated, PendingUpload, ShownBands};
 use super::sampling::PreviewSampling;
-use super::state::{DisplayPath, DisplayedStage, EditedRecipe, Generated, RecipeSource};
+use super::schedule::ViewerSystems;
+use super::settings::{DisplayPath, DisplayedStage, ViewSettings};
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
-use image::RgbImage;
+use bevy::tasks::{AsyncComputeTaskPool, futures::check_ready};
+use cache::SharedPipeline;
+use flow::{FlowJob, FlowWanted};
+pub use job::RegenJob;
+use job::{JobRequest, LevelResult, lock, panic_text, run_levels};
 use orogen_core::Recipe;
 use orogen_core::flow::check_runnable;
-use orogen_core::pipeline::{Pipeline, PipelineError, RunHooks};
 use orogen_core::recipe::default_memory_limit;
-use orogen_core::splat::{TileImages, TileSet, load_tile_image};
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 pub struct RegenerationPlugin;
 
@@ -37,212 +48,31 @@ impl Plugin for RegenerationPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<RecipeSource>()
             .init_resource::<DisplayedStage>()
+            .init_resource::<ViewSettings>()
             .init_resource::<Generated>()
+            .init_resource::<ShownBands>()
             .init_resource::<PendingUpload>()
             .init_resource::<RegenJob>()
             .init_resource::<SharedPipeline>()
             .init_resource::<PreviewSampling>()
             .init_resource::<DisplayPath>()
             .init_resource::<FlowWanted>()
+            .init_resource::<FlowJob>()
             .add_systems(
                 Update,
-                (start_job_on_edit, collect_finished_job)
-                    .chain()
-                    .in_set(Regeneration),
+                (
+                    flow::want_flow_with_jobs.in_set(ViewerSystems::Edit),
+                    (
+                        start_job_on_edit,
+                        collect_finished_job,
+                        bands::repaint_preview_on_band_edit,
+                        flow::compute_missing_flow,
+                    )
+                        .chain()
+                        .in_set(ViewerSystems::Regenerate),
+                ),
             );
     }
-}
-
-/// The system set that starts and collects jobs, for ordering (the
-/// display path and limit are settled before it).
-#[derive(SystemSet, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Regeneration;
-
-/// State that outlives one job: a pipeline per sampling, whose per-stage
-/// cache makes re-runs cheap, and the decoded tile images. Jobs lock it while they
-/// run; they run one after another, so the lock is only ever waited on by
-/// a job queued behind a cancelled one.
-#[derive(Resource, Clone, Default)]
-pub struct SharedPipeline(Arc<Mutex<JobCache>>);
-
-#[derive(Default)]
-pub(crate) struct JobCache {
-    base_dir: Option<PathBuf>,
-    /// One pipeline per map size shown, so each level re-runs only the
-    /// edited stages; sizes no longer shown are dropped.
-    pipelines: HashMap<(u32, u32), Pipeline>,
-    /// Decoded tile images by image spec (or why it could not be read),
-    /// for the folder `images_dir`: adding, removing or re-pointing one
-    /// tile decodes only that tile's image.
-    images: HashMap<String, Result<RgbImage, String>>,
-    images_dir: Option<PathBuf>,
-    /// The last set handed out, by the tiles' (image, name, colour): the
-    /// same `Arc` while they are unchanged, so the GPU's tile array is
-    /// rebuilt only when an image really changed.
-    last_set: Option<(Vec<TileKey>, Arc<TileImages>, Vec<String>)>,
-}
-
-/// What a tile's image and warning depend on: its image spec, its name
-/// (in the warning) and its fallback colour.
-type TileKey = (String, String, [u8; 3]);
-
-impl JobCache {
-    /// Tile images for `tiles` (a flat colour plus a warning for each one
-    /// that cannot be read). Images no tile uses any more are dropped, so
-    /// the cache never holds more than the current tiles.
-    pub(crate) fn tile_images(
-        &mut self,
-        tiles: &TileSet,
-        base_dir: Option<&std::path::Path>,
-    ) -> (Arc<TileImages>, Vec<String>) {
-        let dir = base_dir.map(PathBuf::from);
-        if self.images_dir != dir {
-            self.images.clear();
-            self.last_set = None;
-            self.images_dir = dir;
-        }
-        let key: Vec<TileKey> = tiles
-            .tiles
-            .iter()
-            .map(|t| (t.image.clone(), t.name.clone(), t.fallback_color))
-            .collect();
-        if let Some((last_key, images, warnings)) = &self.last_set
-            && *last_key == key
-        {
-            return (images.clone(), warnings.clone());
-        }
-        self.images
-            .retain(|spec, _| tiles.tiles.iter().any(|t| &t.image == spec));
-        let mut warnings = Vec::new();
-        let mut images = Vec::with_capacity(tiles.tiles.len());
-        for tile in &tiles.tiles {
-            let loaded = self
-                .images
-                .entry(tile.image.clone())
-                .or_insert_with(|| load_tile_image(&tile.image, base_dir));
-            match loaded {
-                Ok(image) => images.push(image.clone()),
-                Err(e) => {
-                    warnings.push(format!("{}: {e}; using a flat colour", tile.name));
-                    images.push(RgbImage::from_pixel(1, 1, image::Rgb(tile.fallback_color)));
-                }
-            }
-        }
-        let images = Arc::new(TileImages { images });
-        self.last_set = Some((key, images.clone(), warnings.clone()));
-        (images, warnings)
-    }
-}
-
-/// Whether jobs build the flow overlay's drainage network with each level
-/// (the overlay is on). Read by the job as each level is built, so it is
-/// no part of the request: switching the overlay starts no job.
-#[derive(Resource, Clone, Debug, Default)]
-pub struct FlowWanted(pub Arc<AtomicBool>);
-
-impl FlowWanted {
-    pub fn get(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    pub fn set(&self, wanted: bool) {
-        self.0.store(wanted, Ordering::Relaxed);
-    }
-}
-
-/// What a job needs; everything is owned so the job outlives the frame.
-#[derive(Clone, Debug, PartialEq)]
-pub struct JobRequest {
-    pub recipe: Recipe,
-    pub stage: Option<usize>,
-    pub base_dir: Option<PathBuf>,
-    pub path: DisplayPath,
-}
-
-impl JobRequest {
-    /// Whether `self` differs from `other` in tile bands, slope rules or
-    /// tile scales only: on the GPU path that is a uniform write, no job.
-    pub fn differs_in_bands_only(&self, other: &JobRequest) -> bool {
-        let strip = |request: &JobRequest| {
-            let mut request = request.clone();
-            let tiles = &mut request.recipe.tiles;
-            tiles.auto_bands = false;
-            tiles.bands_from_zero = false;
-            for tile in &mut tiles.tiles {
-                tile.low = 0.0;
-                tile.optimal = 0.0;
-                tile.high = 0.0;
-                tile.slope = None;
-                tile.scale = 1.0;
-                tile.name.clear();
-            }
-            request
-        };
-        self != other && strip(self) == strip(other)
-    }
-}
-
-/// One level of a job, finished: its size, what it took, its display.
-pub struct LevelResult {
-    /// Cells along the world's longer side.
-    pub side: u32,
-    /// Pipeline and display build together, in milliseconds.
-    pub millis: f64,
-    pub build: Result<DisplayBuild, String>,
-}
-
-/// The job in flight, if any.
-#[derive(Resource, Default)]
-pub struct RegenJob {
-    task: Option<Task<()>>,
-    /// Where the job leaves its latest finished level.
-    slot: Arc<Mutex<Option<LevelResult>>>,
-    cancel: Arc<AtomicBool>,
-    started: Option<Instant>,
-    /// The request in flight or last finished: an edit that leads back to
-    /// it (typing a value and deleting it again) starts no job.
-    last_request: Option<JobRequest>,
-    /// The sides this job shows, coarse to fine.
-    pub levels: Vec<u32>,
-    /// The side on screen from this job, once its first level is in.
-    pub shown_side: Option<u32>,
-    /// Jobs started so far (a test hook: superseded jobs count too).
-    pub started_count: u64,
-}
-
-impl RegenJob {
-    pub fn is_busy(&self) -> bool {
-        self.task.is_some()
-    }
-
-    /// How long the job in flight has been running.
-    pub fn elapsed(&self) -> Option<Duration> {
-        self.task.as_ref().and(self.started.map(|s| s.elapsed()))
-    }
-
-    /// The finest level this job will show.
-    pub fn target_side(&self) -> Option<u32> {
-        self.levels.last().copied()
-    }
-
-    fn supersede(&mut self) {
-        self.cancel.store(true, Ordering::Relaxed);
-        self.task = None;
-        self.started = None;
-        // A fresh slot: the old job's levels land where no one looks.
-        self.slot = Arc::default();
-        self.shown_side = None;
-    }
-}
-
-/// Render assets built by the last job, waiting for the scene to upload
-/// them (taken, not cloned: a 1024² texture is 4 MiB): the CPU path's
-/// mesh and texture, or the GPU path's height texture.
-#[derive(Resource, Default)]
-pub struct PendingUpload {
-    pub mesh: Option<Mesh>,
-    pub image: Option<Image>,
-    pub heights: Option<HeightUpload>,
 }
 
 /// Checks the recipe before it is handed to a job; the error is one line.
@@ -250,7 +80,8 @@ pub struct PendingUpload {
 /// has no memory-limit option to raise.
 pub fn check_recipe(recipe: &Recipe) -> Result<Recipe, String> {
     let mut checked = recipe.clone();
-    check_runnable(&mut checked, default_memory_limit(), TOO_LARGE_HINT)?;
+    check_runnable(&mut checked, default_memory_limit(), TOO_LARGE_HINT)
+        .map_err(|e| e.to_string())?;
     Ok(checked)
 }
 
@@ -268,6 +99,7 @@ fn start_job_on_edit(
     flow: Res<FlowWanted>,
     mut job: ResMut<RegenJob>,
     mut generated: ResMut<Generated>,
+    mut bands: ResMut<ShownBands>,
 ) {
     if !(recipe.is_changed() || stage.is_changed() || source.is_changed() || path.is_changed()) {
         return;
@@ -303,9 +135,7 @@ fn start_job_on_edit(
         // the GPU terrain plugin); the map and its exports stay valid
         // with the new tiles (a job in flight keeps going: its levels get
         // these tiles when they land).
-        if let Some(shown) = generated.recipe.as_mut() {
-            shown.tiles = request.recipe.tiles.clone();
-        }
+        bands.tiles = Some(request.recipe.tiles.clone());
         job.last_request = Some(request);
         return;
     }
@@ -331,7 +161,7 @@ fn start_job_on_edit(
             run_levels(&shared, &request, &levels, (&flag, &flow), &slot)
         }));
         if let Err(payload) = outcome {
-            let message = format!("generation failed: {}", super::panic_text(payload.as_ref()));
+            let message = format!("generation failed: {}", panic_text(payload.as_ref()));
             let side = levels.first().copied().unwrap_or_default();
             *lock(&slot) = Some(LevelResult {
                 side,
@@ -346,102 +176,10 @@ fn start_job_on_edit(
     job.started_count += 1;
 }
 
-/// A lock that a panicked job poisoned is still usable: the pipeline only
-/// keeps finished stages, and a slot holds whole results.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Shows the request at each level in turn, leaving each finished level
-/// in `slot`; stops at a failure or when cancelled. Each level builds the
-/// flow overlay's network if `flow` says so as it is built.
-fn run_levels(
-    shared: &Mutex<JobCache>,
-    request: &JobRequest,
-    levels: &[u32],
-    (cancel, flow): (&AtomicBool, &AtomicBool),
-    slot: &Mutex<Option<LevelResult>>,
-) {
-    let keep: Vec<(u32, u32)> = levels
-        .iter()
-        .map(|&side| {
-            let r = PreviewSampling::level_recipe(&request.recipe, side);
-            (r.width, r.height)
-        })
-        .collect();
-    lock(shared).pipelines.retain(|size, _| keep.contains(size));
-    for &side in levels {
-        if cancel.load(Ordering::Relaxed) {
-            return;
-        }
-        let start = Instant::now();
-        let recipe = PreviewSampling::level_recipe(&request.recipe, side);
-        let with_flow = flow.load(Ordering::Relaxed);
-        let build = run_level(shared, request, &recipe, cancel, with_flow);
-        if build.as_ref().err().is_some_and(|e| e == "cancelled") {
-            return;
-        }
-        let failed = build.is_err();
-        *lock(slot) = Some(LevelResult {
-            side,
-            millis: start.elapsed().as_secs_f64() * 1000.0,
-            build,
-        });
-        if failed {
-            return;
-        }
-    }
-}
-
-/// Runs one level's pipeline and builds everything the display needs.
-fn run_level(
-    shared: &Mutex<JobCache>,
-    request: &JobRequest,
-    recipe: &Recipe,
-    cancel: &AtomicBool,
-    with_flow: bool,
-) -> Result<DisplayBuild, String> {
-    let mut cache = lock(shared);
-    if cache.base_dir != request.base_dir {
-        cache.pipelines.clear();
-        cache.base_dir = request.base_dir.clone();
-    }
-    let base_dir = request.base_dir.clone();
-    let pipeline = cache
-        .pipelines
-        .entry((recipe.width, recipe.height))
-        .or_insert_with(|| Pipeline::new().with_base_dir(base_dir));
-    let hooks = RunHooks {
-        cancel: Some(cancel),
-        progress: None,
-    };
-    let output = match pipeline.run(recipe, hooks) {
-        Ok(output) => output,
-        Err(PipelineError::Cancelled) => return Err("cancelled".into()),
-        Err(e) => return Err(e.to_string()),
-    };
-    if cancel.load(Ordering::Relaxed) {
-        return Err("cancelled".into());
-    }
-    let images = cache.tile_images(&recipe.tiles, request.base_dir.as_deref());
-    drop(cache);
-    let export = (request.recipe.width, request.recipe.height);
-    build_display(
-        output,
-        recipe,
-        request.stage,
-        images,
-        &request.path,
-        export,
-        with_flow,
-    )
-}
-
 fn collect_finished_job(
     mut job: ResMut<RegenJob>,
     mut generated: ResMut<Generated>,
+    mut bands: ResMut<ShownBands>,
     mut upload: ResMut<PendingUpload>,
     mut sampling: ResMut<PreviewSampling>,
 ) {
@@ -464,6 +202,9 @@ fn collect_finished_job(
             let serial = generated.serial + 1;
             *generated = build.generated;
             generated.serial = serial;
+            let version = bands.version + 1;
+            *bands = build.bands;
+            bands.version = version;
             if let Some((mesh, image)) = build.cpu {
                 upload.mesh = Some(mesh);
                 upload.image = Some(image);
@@ -472,10 +213,11 @@ fn collect_finished_job(
             // Whatever lands differs from the latest request in bands at
             // most (any other edit supersedes the job): exports and panels
             // get the latest bands.
-            if let (Some(shown), Some(last)) = (generated.recipe.as_mut(), &job.last_request)
+            if let Some(last) = &job.last_request
                 && last.path.is_gpu()
+                && bands.tiles.as_ref() != Some(&last.recipe.tiles)
             {
-                shown.tiles = last.recipe.tiles.clone();
+                bands.tiles = Some(last.recipe.tiles.clone());
             }
             job.shown_side = Some(level.side);
             sampling.learn(level.side, level.millis);
@@ -487,8 +229,12 @@ fn collect_finished_job(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::viewer::schedule::order_viewer_systems;
     use orogen_core::StageEntry;
+    use orogen_core::pipeline::{Pipeline, RunHooks};
+    use orogen_core::splat::TileSet;
     use orogen_core::stages::{Normalize, RandomValues, Stage};
+    use std::time::Duration;
 
     fn small_recipe(seed: u64) -> Recipe {
         Recipe {
@@ -509,6 +255,7 @@ mod tests {
         let mut app = App::new();
         app.add_plugins((MinimalPlugins, RegenerationPlugin))
             .insert_resource(EditedRecipe(recipe));
+        order_viewer_systems(&mut app);
         app
     }
 
@@ -638,11 +385,11 @@ mod tests {
     #[test]
     fn view_only_change_does_not_regenerate() {
         let mut app = headless_app(small_recipe(1));
-        app.init_resource::<super::super::state::ViewSettings>();
+        app.init_resource::<crate::viewer::settings::ViewSettings>();
         let first = wait_for_generation(&mut app, 0);
         let jobs = app.world().resource::<RegenJob>().started_count;
         app.world_mut()
-            .resource_mut::<super::super::state::ViewSettings>()
+            .resource_mut::<crate::viewer::settings::ViewSettings>()
             .height_scale = 3.0;
         for _ in 0..5 {
             app.update();
@@ -674,9 +421,12 @@ mod tests {
             if path.is_gpu() {
                 assert_eq!(started, 0, "a band edit is a uniform write");
                 assert_eq!(app.world().resource::<Generated>().serial, first);
-                // Exports of the shown map use the new bands.
-                let shown = app.world().resource::<Generated>().recipe.clone();
+                // Exports of the shown map use the new bands, and the
+                // texture preview is repainted with them.
+                let bands = app.world().resource::<ShownBands>();
+                let shown = bands.shown_recipe(app.world().resource::<Generated>());
                 assert_eq!(shown.map(|r| r.tiles), Some(edited));
+                assert!(bands.version >= 2, "landed, then repainted");
                 // An image change still needs a job (the images load there).
                 app.world_mut().resource_mut::<EditedRecipe>().0.tiles.tiles[0].image =
                     "builtin:rock".into();
@@ -712,28 +462,6 @@ mod tests {
         }
         assert_eq!(app.world().resource::<Generated>().serial, latest);
         assert_eq!(shown_map_data(&app), expected);
-    }
-
-    #[test]
-    fn tile_images_are_cached_per_image_and_pruned() {
-        let mut cache = JobCache::default();
-        let mut tiles = TileSet::default();
-        let (images, warnings) = cache.tile_images(&tiles, None);
-        assert_eq!(images.images.len(), tiles.tiles.len());
-        assert!(warnings.is_empty(), "{warnings:?}");
-        assert_eq!(cache.images.len(), 4);
-        // Re-point one tile at a file that does not exist: a warning and a
-        // flat colour for it, the others still cached, the old image gone.
-        tiles.tiles[0].image = "/nonexistent/orogen/tile.png".into();
-        let (images, warnings) = cache.tile_images(&tiles, None);
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].starts_with("sand: "), "{warnings:?}");
-        assert_eq!(images.images[0].dimensions(), (1, 1));
-        assert_eq!(cache.images.len(), 4);
-        assert!(!cache.images.contains_key("builtin:sand"));
-        tiles.tiles.truncate(1);
-        let _ = cache.tile_images(&tiles, None);
-        assert_eq!(cache.images.len(), 1);
     }
 
     #[test]

@@ -1,99 +1,117 @@
-//! The flow overlay: the shown map's drainage network (drainage area on a
-//! log scale, [`orogen_core::maps::flow`]) tinted water blue over the
-//! terrain and the 2D preview, so erosion edits show where water runs.
-//!
-//! It is derived from the map on screen and never re-runs the pipeline.
-//! While it is on, each level of a regeneration job builds the network
-//! with its display ([`FlowWanted`]); switched on over a map built
-//! without it, a task here routes the shown map once. The 2D preview is
-//! tinted by its panel, the CPU path's texture here (the untinted one is
-//! kept with the generation), and the GPU path blends a small strength
-//! texture in its shader (`gpu_terrain`).
+//! The CPU path's terrain: one mesh entity with a standard material,
+//! whose mesh and texture are swapped in place from what the job built,
+//! and whose texture follows the flow overlay without a job.
 
-use super::display::{cpu_terrain_image, flow_field};
-use super::regen::{FlowWanted, PendingUpload, Regeneration};
-use super::state::{DisplayPath, FlowField, Generated, ViewSettings};
-use super::terrain::TerrainUpload;
+use crate::viewer::camera::TerrainBounds;
+use crate::viewer::display_data::cpu::cpu_terrain_image;
+use crate::viewer::handoff::{Generated, PendingUpload};
+use crate::viewer::schedule::ViewerSystems;
+use crate::viewer::settings::{DisplayPath, ViewSettings};
 use bevy::prelude::*;
-use bevy::tasks::{AsyncComputeTaskPool, Task, futures::check_ready};
-use std::sync::Arc;
 
-pub struct FlowOverlayPlugin;
+/// Swaps what the regeneration job built into the terrain's mesh, image
+/// and material assets (replaced in place: the asset counts never grow).
+/// Needs only `Assets<Mesh>`, `Assets<Image>` and
+/// `Assets<StandardMaterial>`, so it also runs headless (the soak test).
+pub struct TerrainUploadPlugin;
 
-impl Plugin for FlowOverlayPlugin {
+impl Plugin for TerrainUploadPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<ViewSettings>()
-            .init_resource::<FlowJob>()
+            .init_resource::<TerrainBounds>()
             .add_systems(
                 Update,
-                (
-                    want_flow_with_jobs.before(Regeneration),
-                    (compute_missing_flow, tint_cpu_terrain)
-                        .chain()
-                        .after(Regeneration)
-                        .before(TerrainUpload),
-                ),
+                (tint_cpu_terrain, upload_terrain)
+                    .chain()
+                    .in_set(ViewerSystems::Upload),
             );
     }
 }
 
-/// The network being routed for a generation that came without one.
-#[derive(Resource, Default)]
-pub struct FlowJob {
-    /// The generation's serial, and the task routing its shown map.
-    task: Option<(u64, Task<Option<FlowField>>)>,
-    /// A generation whose routing failed (panicked): not retried.
-    failed: Option<u64>,
-    /// Tasks started so far (a test hook).
-    pub started_count: u64,
+/// Marks the terrain mesh entity.
+#[derive(Component)]
+pub struct TerrainMesh;
+
+/// Handles of the terrain's assets, replaced in place on each upload.
+#[derive(Resource)]
+struct TerrainHandles {
+    mesh: Handle<Mesh>,
+    image: Handle<Image>,
+    material: Handle<StandardMaterial>,
 }
 
-impl FlowJob {
-    pub fn is_busy(&self) -> bool {
-        self.task.is_some()
-    }
-}
-
-/// Jobs build the network with each level while the overlay is on.
-fn want_flow_with_jobs(view: Res<ViewSettings>, wanted: Res<FlowWanted>) {
-    wanted.set(view.flow_overlay);
-}
-
-/// With the overlay on and a shown map without its network, routes that
-/// map off the main thread; a result lands only on the generation it was
-/// routed for.
-fn compute_missing_flow(
+#[allow(clippy::too_many_arguments)]
+fn upload_terrain(
+    mut commands: Commands,
+    mut upload: ResMut<PendingUpload>,
+    generated: Res<Generated>,
+    handles: Option<Res<TerrainHandles>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut images: ResMut<Assets<Image>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+    mut bounds: ResMut<TerrainBounds>,
     view: Res<ViewSettings>,
-    mut job: ResMut<FlowJob>,
-    mut generated: ResMut<Generated>,
 ) {
-    if let Some((serial, task)) = job.task.as_mut() {
-        let Some(result) = check_ready(task) else {
-            return;
-        };
-        let serial = *serial;
-        job.task = None;
-        match result {
-            Some(field) if generated.serial == serial && generated.flow.is_none() => {
-                generated.flow = Some(Arc::new(field));
+    match handles {
+        Some(handles) => {
+            // A job brings both; switching the flow overlay only a texture.
+            if upload.mesh.is_none() && upload.image.is_none() {
+                return;
             }
-            Some(_) => {}
-            None => job.failed = Some(serial),
+            if let Some(mesh) = upload.mesh.take()
+                && let Err(e) = meshes.insert(handles.mesh.id(), mesh)
+            {
+                error!("cannot replace the terrain mesh: {e}");
+            }
+            if let Some(image) = upload.image.take() {
+                if let Err(e) = images.insert(handles.image.id(), image) {
+                    error!("cannot replace the terrain texture: {e}");
+                }
+                // Touch the material so its bind group picks up the new image.
+                let _ = materials.get_mut(&handles.material);
+            }
+        }
+        None => {
+            if upload.mesh.is_none() || upload.image.is_none() {
+                return;
+            }
+            let (Some(mesh), Some(image)) = (upload.mesh.take(), upload.image.take()) else {
+                return;
+            };
+            info!("first terrain uploaded");
+            let mesh = meshes.add(mesh);
+            let image = images.add(image);
+            let material = materials.add(StandardMaterial {
+                base_color_texture: Some(image.clone()),
+                perceptual_roughness: 0.92,
+                reflectance: 0.2,
+                ..default()
+            });
+            commands.spawn((
+                TerrainMesh,
+                Mesh3d(mesh.clone()),
+                MeshMaterial3d(material.clone()),
+                Transform::from_scale(Vec3::new(1.0, view.height_scale, 1.0)),
+            ));
+            commands.insert_resource(TerrainHandles {
+                mesh,
+                image,
+                material,
+            });
         }
     }
-    if !view.flow_overlay || generated.flow.is_some() || job.failed == Some(generated.serial) {
-        return;
+    // The mesh was built with the generated recipe's cell size (the
+    // edited one may already be newer).
+    if let (Some(map), Some(recipe)) = (&generated.shown_map, &generated.recipe) {
+        let cell = recipe.cell_size();
+        bounds.set_if_neq(TerrainBounds::of_map(
+            map.width(),
+            map.height(),
+            cell,
+            generated.shown_min,
+            generated.shown_max,
+        ));
     }
-    let (Some(map), Some(recipe)) = (generated.shown_map.clone(), generated.recipe.as_ref()) else {
-        return;
-    };
-    // The level's own recipe: its cell size is the shown map's.
-    let cell = recipe.cell_size();
-    let task = AsyncComputeTaskPool::get().spawn(async move {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| flow_field(&map, cell))).ok()
-    });
-    job.task = Some((generated.serial, task));
-    job.started_count += 1;
 }
 
 /// The CPU path's texture follows the overlay: tinted while it is on and
@@ -128,8 +146,10 @@ fn tint_cpu_terrain(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::viewer::document::EditedRecipe;
+    use crate::viewer::regen::flow::FlowJob;
     use crate::viewer::regen::{RegenJob, RegenerationPlugin};
-    use crate::viewer::state::EditedRecipe;
+    use crate::viewer::schedule::order_viewer_systems;
     use std::time::{Duration, Instant};
 
     fn app(path: DisplayPath) -> App {
@@ -138,9 +158,18 @@ mod tests {
             .unwrap_or_default();
         recipe.set_sampling(65, 65);
         let mut app = App::new();
-        app.add_plugins((MinimalPlugins, RegenerationPlugin, FlowOverlayPlugin))
-            .insert_resource(EditedRecipe(recipe))
-            .insert_resource(path);
+        app.add_plugins((
+            MinimalPlugins,
+            bevy::asset::AssetPlugin::default(),
+            RegenerationPlugin,
+        ))
+        .init_asset::<Mesh>()
+        .init_asset::<Image>()
+        .init_asset::<StandardMaterial>()
+        .add_plugins(TerrainUploadPlugin)
+        .insert_resource(EditedRecipe(recipe))
+        .insert_resource(path);
+        order_viewer_systems(&mut app);
         app
     }
 
@@ -181,15 +210,16 @@ mod tests {
             assert_eq!((flow.width, flow.height), (map.width(), map.height()));
             assert!(flow.strength.iter().all(|s| (0.0..=1.0).contains(s)));
             assert!(flow.strength.iter().any(|&s| s > 0.3), "some channel");
-            // The CPU path hands its texture over again, tinted.
-            let upload = app.world().resource::<PendingUpload>();
+            // The CPU path's texture is uploaded again, tinted; the GPU
+            // path uploads nothing here.
+            let textures = terrain_texture(&app);
             if path.is_gpu() {
-                assert!(upload.image.is_none());
+                assert!(textures.is_empty());
             } else {
-                let image = upload.image.as_ref().and_then(|i| i.data.clone());
                 let splat = before.cpu_splat.clone().expect("the CPU splat");
-                assert_eq!(image.as_ref().map(Vec::len), Some(splat.rgba.len()));
-                assert_ne!(image, Some(splat.rgba.clone()), "tinted");
+                assert_eq!(textures.len(), 1, "replaced in place");
+                assert_eq!(textures[0].len(), splat.rgba.len());
+                assert_ne!(textures[0], splat.rgba, "tinted");
             }
             for _ in 0..3 {
                 app.update();
@@ -211,11 +241,6 @@ mod tests {
     #[test]
     fn the_cpu_terrain_texture_follows_the_overlay_in_place() {
         let mut app = app(DisplayPath::Cpu("test".into()));
-        app.add_plugins(bevy::asset::AssetPlugin::default())
-            .init_asset::<Mesh>()
-            .init_asset::<Image>()
-            .init_asset::<StandardMaterial>()
-            .add_plugins(crate::viewer::terrain::TerrainUploadPlugin);
         until(&mut app, "a generation", settled);
         app.update();
         let plain = app.world().resource::<Generated>().cpu_splat.clone();

@@ -3,7 +3,9 @@
 //! the flow overlay's strength texture. Band and slope edits and switching
 //! the overlay rewrite the uniform only.
 
-use super::lod::{LodRanges, MAX_LEVELS, MORPH_START};
+use crate::viewer::display_data::flow::FlowField;
+use crate::viewer::display_data::gpu::{PAGE_CELLS, PageLayout, SplatGrid};
+use crate::viewer::display_data::lod::{LodRanges, MAX_LEVELS, MORPH_START};
 use bevy::asset::RenderAssetUsages;
 use bevy::image::{ImageAddressMode, ImageFilterMode, ImageSampler, ImageSamplerDescriptor};
 use bevy::mesh::MeshVertexBufferLayoutRef;
@@ -22,7 +24,7 @@ pub const MAX_TILES: usize = 16;
 /// Longest side a tile keeps in the array (larger tiles are scaled down).
 pub const MAX_TILE_SIDE: u32 = 2048;
 
-pub const SHADER_PATH: &str = "embedded://orogen/viewer/gpu_terrain/terrain.wgsl";
+pub const SHADER_PATH: &str = "embedded://orogen/viewer/render/gpu_terrain/terrain.wgsl";
 
 /// What the shader reads besides the textures (see `terrain.wgsl`).
 #[derive(ShaderType, Clone, Copy, Debug, Default, PartialEq)]
@@ -48,18 +50,6 @@ pub struct TerrainUniform {
     /// The flow overlay: tint colour (sRGB, 0..1) and its opacity at full
     /// strength, 0 when the overlay is off.
     pub overlay: Vec4,
-}
-
-/// Where and how densely the splat is drawn: the map's size and cell, and
-/// the texel grid the tiles repeat on (that of `texture.png` at
-/// `texels`), as world facts independent of the sampling shown.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SplatGrid {
-    pub map_width: u32,
-    pub map_height: u32,
-    pub cell_size: f32,
-    /// Texture size whose texel grid the tiles follow.
-    pub texels: (usize, usize),
 }
 
 /// Switches of the drawing itself.
@@ -195,99 +185,6 @@ impl Material for TerrainMaterial {
     }
 }
 
-/// Cells a side of one page of the height texture: maps up to 4097² are
-/// one page, larger ones are split into pages of 4097² texels (sharing
-/// their edge rows and columns), layers of one array texture, so a 16385²
-/// map is drawn in full on any adapter whose textures reach 4097 a side.
-pub const PAGE_CELLS: u32 = 4096;
-
-/// How a map is split into pages: pages along x and z, and a page's size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PageLayout {
-    pub columns: u32,
-    pub rows: u32,
-    pub page_width: u32,
-    pub page_height: u32,
-}
-
-impl PageLayout {
-    pub fn of(width: u32, height: u32) -> PageLayout {
-        let pages = |side: u32| (side.max(2) - 1).div_ceil(PAGE_CELLS);
-        PageLayout {
-            columns: pages(width),
-            rows: pages(height),
-            page_width: width.min(PAGE_CELLS + 1),
-            page_height: height.min(PAGE_CELLS + 1),
-        }
-    }
-
-    /// The page holding map cell `(x, z)` and the cell's place in it (the
-    /// shader's formula: the last page takes the shared edge).
-    pub fn locate(&self, x: u32, z: u32) -> (u32, u32, u32) {
-        let px = (x / PAGE_CELLS).min(self.columns - 1);
-        let pz = (z / PAGE_CELLS).min(self.rows - 1);
-        (
-            pz * self.columns + px,
-            x - px * PAGE_CELLS,
-            z - pz * PAGE_CELLS,
-        )
-    }
-}
-
-/// The map's heights as R32Float pages of one array texture (native byte
-/// order, which is what the GPU reads on every platform Bevy runs on).
-/// Non-finite heights become 0, so the shader never sees one; `all_finite`
-/// (known from the node bounds' pass) spares a scan for them.
-pub fn height_image(width: u32, height: u32, heights: &[f32], all_finite: bool) -> Image {
-    use rayon::prelude::*;
-    let layout = PageLayout::of(width, height);
-    let layers = layout.columns * layout.rows;
-    let (pw, ph) = (layout.page_width as usize, layout.page_height as usize);
-    let mut bytes = vec![0u8; pw * ph * layers as usize * 4];
-    // Pages written by all threads (a 16385² map is 1 GiB), straight into
-    // the texture's bytes.
-    bytes
-        .par_chunks_mut(pw * ph * 4)
-        .enumerate()
-        .for_each(|(layer, page)| {
-            let (px, pz) = (layer as u32 % layout.columns, layer as u32 / layout.columns);
-            let (x0, z0) = ((px * PAGE_CELLS) as usize, (pz * PAGE_CELLS) as usize);
-            let columns = pw.min(width as usize - x0);
-            for (row, line) in page.chunks_exact_mut(pw * 4).enumerate() {
-                let z = z0 + row;
-                if z >= height as usize {
-                    break;
-                }
-                let start = z * width as usize + x0;
-                let source = &heights[start..start + columns];
-                line[..columns * 4].copy_from_slice(bytemuck::cast_slice(source));
-                if !all_finite {
-                    for (texel, &v) in line.chunks_exact_mut(4).zip(source) {
-                        if !v.is_finite() {
-                            texel.copy_from_slice(&0.0f32.to_ne_bytes());
-                        }
-                    }
-                }
-            }
-        });
-    let mut image = Image::new(
-        Extent3d {
-            width: layout.page_width,
-            height: layout.page_height,
-            depth_or_array_layers: layers,
-        },
-        TextureDimension::D2,
-        bytes,
-        TextureFormat::R32Float,
-        RenderAssetUsages::RENDER_WORLD,
-    );
-    image.texture_view_descriptor = Some(TextureViewDescriptor {
-        dimension: Some(TextureViewDimension::D2Array),
-        ..default()
-    });
-    image
-}
-
 /// The flow overlay's uniform entry: the tint and its opacity when `on`,
 /// all zero otherwise (the shader then samples nothing).
 pub fn overlay_uniform(on: bool) -> Vec4 {
@@ -302,7 +199,7 @@ pub fn overlay_uniform(on: bool) -> Vec4 {
 /// The flow overlay's strength as an R8Unorm texture, one texel per cell
 /// of the network's grid (a 1×1 zero texel without one), sampled
 /// bilinearly and clamped at the edges.
-pub fn flow_image(flow: Option<&crate::viewer::state::FlowField>) -> Image {
+pub fn flow_image(flow: Option<&FlowField>) -> Image {
     let (width, height, data) = match flow {
         Some(f) if f.width > 0 && f.height > 0 && f.strength.len() == f.width * f.height => (
             f.width as u32,
@@ -429,7 +326,7 @@ mod tests {
 
     #[test]
     fn the_flow_texture_holds_the_strength_and_the_tint_is_off_by_default() {
-        let field = crate::viewer::state::FlowField {
+        let field = FlowField {
             width: 3,
             height: 2,
             strength: vec![0.0, 0.5, 1.0, 2.0, -1.0, 0.25],
@@ -449,53 +346,6 @@ mod tests {
         assert_eq!(on.w, orogen_core::maps::flow::TINT_OPACITY);
         assert_eq!(on.z, 235.0 / 255.0);
         assert_eq!(TerrainUniform::default().overlay, Vec4::ZERO);
-    }
-
-    #[test]
-    fn large_maps_are_split_into_pages_that_hold_every_cell() {
-        assert_eq!(
-            PageLayout::of(4097, 1025),
-            PageLayout {
-                columns: 1,
-                rows: 1,
-                page_width: 4097,
-                page_height: 1025
-            }
-        );
-        // 9000 × 4200 cells: three pages across, two down, edge pages
-        // partly empty.
-        let (w, h) = (9000u32, 4200u32);
-        let layout = PageLayout::of(w, h);
-        assert_eq!((layout.columns, layout.rows), (3, 2));
-        let heights: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
-        let image = height_image(w, h, &heights, true);
-        let size = image.texture_descriptor.size;
-        assert_eq!(
-            (size.width, size.height, size.depth_or_array_layers),
-            (4097, 4097, 6)
-        );
-        let data = image.data.as_deref().unwrap_or_default();
-        let texel = |layer: u32, x: u32, z: u32| {
-            let i = (((layer * 4097 + z) * 4097 + x) * 4) as usize;
-            f32::from_ne_bytes([data[i], data[i + 1], data[i + 2], data[i + 3]])
-        };
-        // Every cell is where the shader's lookup finds it (a sample).
-        for (x, z) in [
-            (0, 0),
-            (4095, 17),
-            (4096, 4096),
-            (4097, 4096),
-            (8999, 4199),
-            (8192, 10),
-            (8193, 4100),
-        ] {
-            let (layer, lx, lz) = layout.locate(x, z);
-            assert_eq!(
-                texel(layer, lx, lz),
-                heights[(z * w + x) as usize],
-                "cell {x},{z}"
-            );
-        }
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! that edits arriving within `coalesce` of the previous one join it: one
 //! slider drag is one undo step, not sixty.
 
-use super::state::{EditedRecipe, UiFocus};
+use super::EditedRecipe;
+use crate::viewer::schedule::ViewerSystems;
+use crate::viewer::settings::UiFocus;
 use bevy::prelude::*;
 use orogen_core::Recipe;
 use std::collections::VecDeque;
@@ -15,7 +17,7 @@ pub struct HistoryPlugin;
 impl Plugin for HistoryPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<History>()
-            .add_systems(Update, undo_redo_keys)
+            .add_systems(Update, undo_redo_keys.in_set(ViewerSystems::Edit))
             .add_systems(PostUpdate, record_edits);
     }
 }

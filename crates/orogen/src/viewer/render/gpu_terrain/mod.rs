@@ -8,25 +8,27 @@
 //!
 //! Where the adapter cannot do this (no vertex-stage texture reads, too
 //! small a texture limit) or `--cpu-terrain` asks for it, the viewer keeps
-//! the CPU mesh and splat texture of [`super::terrain`] and says why.
+//! the CPU mesh and splat texture of [`super::cpu_terrain`] and says why
+//! ([`super::path`]).
 
-pub mod lod;
 pub mod material;
 
-use super::camera::FlyCamera;
-use super::regen::PendingUpload;
-use super::state::{DisplayPath, FlowField, Generated, ViewSettings};
-use super::terrain::TerrainUpload;
+use crate::viewer::camera::{FlyCamera, TerrainBounds};
+use crate::viewer::display_data::flow::FlowField;
+use crate::viewer::display_data::gpu::{HeightUpload, SplatGrid};
+use crate::viewer::display_data::lod::{
+    HeightBounds, MapPlacement, PATCH_QUADS, Patch, select_patches,
+};
+use crate::viewer::handoff::{Generated, PendingUpload, ShownBands};
+use crate::viewer::schedule::ViewerSystems;
+use crate::viewer::settings::{DisplayPath, ViewSettings};
 use bevy::asset::{RenderAssetUsages, embedded_asset};
 use bevy::camera::primitives::{Aabb, Frustum};
 use bevy::camera::visibility::NoAutoAabb;
 use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
-use bevy::render::renderer::RenderDevice;
-use lod::{HeightBounds, MapPlacement, PATCH_QUADS, Patch, select_patches};
 use material::{
-    DrawOptions, SplatGrid, TerrainMaterial, flow_image, overlay_uniform, terrain_uniform,
-    tile_array,
+    DrawOptions, TerrainMaterial, flow_image, overlay_uniform, terrain_uniform, tile_array,
 };
 use orogen_core::splat::TileImages;
 use std::sync::Arc;
@@ -43,26 +45,14 @@ impl Plugin for GpuTerrainPlugin {
             .add_systems(
                 Update,
                 (
-                    choose_display_path.before(super::regen::Regeneration),
-                    upload_heights.in_set(TerrainUpload),
-                    repaint_preview_on_band_edit.after(TerrainUpload),
-                    place_patches
-                        .after(TerrainUpload)
-                        .after(super::camera::CameraMoves),
-                    upload_flow.after(TerrainUpload),
-                    update_material.after(place_patches).after(upload_flow),
+                    (upload_heights, upload_flow).in_set(ViewerSystems::Upload),
+                    (place_patches, update_material)
+                        .chain()
+                        .in_set(ViewerSystems::Draw),
                 ),
             )
             .add_systems(PostUpdate, count_drawn_vertices);
     }
-}
-
-/// What a job hands over for the GPU path: the height texture, the node
-/// bounds for LOD and the grid the splat is drawn on.
-pub struct HeightUpload {
-    pub image: Image,
-    pub bounds: HeightBounds,
-    pub grid: SplatGrid,
 }
 
 /// Switches of the GPU drawing that are not view settings (the splat
@@ -114,82 +104,6 @@ pub struct TerrainPatch {
     quads: u32,
 }
 
-/// The smallest texture side the GPU path needs: one page of the height
-/// texture ([`material::PAGE_CELLS`] + 1).
-const MIN_TEXTURE_SIDE: u32 = material::PAGE_CELLS + 1;
-/// The largest map side shown (the recipe's own limit on a side).
-const MAX_SHOWN_SIDE: u32 = 16385;
-
-/// Whether an adapter with these limits can draw the GPU terrain; the
-/// reason when not.
-pub fn gpu_path_supported(
-    max_texture_side: u32,
-    max_array_layers: u32,
-    vertex_textures: u32,
-) -> Result<(), String> {
-    if vertex_textures < 1 {
-        return Err("the graphics adapter cannot read textures in vertex shaders".into());
-    }
-    if max_texture_side < MIN_TEXTURE_SIDE {
-        return Err(format!(
-            "the graphics adapter's textures are at most {max_texture_side} texels a side \
-             (the GPU terrain needs {MIN_TEXTURE_SIDE})"
-        ));
-    }
-    // 16 tiles, or the 16 pages of a 16385² map.
-    if max_array_layers < material::MAX_TILES as u32 {
-        return Err(format!(
-            "the graphics adapter's texture arrays hold at most {max_array_layers} layers"
-        ));
-    }
-    Ok(())
-}
-
-/// The finest map side the GPU path shows: every export size up to
-/// 16385² (the height texture is paged, so the adapter's texture limit
-/// does not cap it), or the CPU path's limit.
-pub fn gpu_display_limit() -> u32 {
-    MAX_SHOWN_SIDE
-}
-
-/// Once the render device exists: keep the GPU path if it can, or fall
-/// back to the CPU mesh with one line saying why.
-fn choose_display_path(
-    device: Option<Res<RenderDevice>>,
-    mut path: ResMut<DisplayPath>,
-    mut sampling: ResMut<super::sampling::PreviewSampling>,
-    mut decided: Local<bool>,
-) {
-    if *decided {
-        return;
-    }
-    let Some(device) = device else {
-        return;
-    };
-    *decided = true;
-    if let DisplayPath::Cpu(reason) = &*path {
-        info!("terrain drawn on the CPU: {reason}");
-        return;
-    }
-    let limits = device.limits();
-    match gpu_path_supported(
-        limits.max_texture_dimension_2d,
-        limits.max_texture_array_layers,
-        limits.max_sampled_textures_per_shader_stage,
-    ) {
-        Ok(()) => {
-            let limit = gpu_display_limit();
-            if sampling.display_limit != limit {
-                sampling.display_limit = limit;
-            }
-        }
-        Err(reason) => {
-            warn!("{reason}; drawing the terrain on the CPU");
-            *path = DisplayPath::Cpu(format!("{reason}; the terrain is drawn on the CPU"));
-        }
-    }
-}
-
 /// A patch mesh: a `(quads+1)²` grid over the unit square in x and z.
 fn patch_mesh(quads: u32) -> Mesh {
     let n = quads + 1;
@@ -223,7 +137,7 @@ fn upload_heights(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<TerrainMaterial>>,
     generated: Res<Generated>,
-    mut bounds: ResMut<super::terrain::TerrainBounds>,
+    mut bounds: ResMut<TerrainBounds>,
 ) {
     let Some(heights) = upload.heights.take() else {
         return;
@@ -293,57 +207,13 @@ fn upload_heights(
             });
         }
     }
-    bounds.set_if_neq(super::terrain::TerrainBounds::of_map(
+    bounds.set_if_neq(TerrainBounds::of_map(
         grid.map_width as usize,
         grid.map_height as usize,
         grid.cell_size,
         generated.shown_min,
         generated.shown_max,
     ));
-}
-
-/// A band edit on the GPU path runs no job: the panels' texture preview
-/// and resolved bands are repainted here from the small preview map, when
-/// the shown recipe's bands (changed by the edit, or by a job that landed
-/// after it) differ from those the preview was painted with.
-fn repaint_preview_on_band_edit(path: Res<DisplayPath>, mut generated: ResMut<Generated>) {
-    if !generated.is_changed() || !path.is_gpu() {
-        return;
-    }
-    let Some(tiles) = shown_tiles(&generated) else {
-        return;
-    };
-    if generated.effective_tiles.as_ref() == Some(&tiles) {
-        return;
-    }
-    let (Some(small), Some(full), Some(images), Some(recipe)) = (
-        generated.preview_map.clone(),
-        generated.shown_map.clone(),
-        generated.tile_images.clone(),
-        generated.recipe.as_ref(),
-    ) else {
-        return;
-    };
-    if images.images.len() != tiles.tiles.len() {
-        return; // a tile added or removed: the job brings its image
-    }
-    let cell = recipe.cell_size();
-    generated.texture_preview =
-        super::display::paint_preview(&small, full.width(), cell, &tiles, &images);
-    generated.effective_tiles = Some(tiles);
-    generated.preview_version += 1;
-}
-
-/// The bands the GPU splat draws: the shown recipe's tiles (a band edit
-/// updates them at once; an edit that fails its checks does not), with
-/// auto bands resolved over the shown map's range (an earlier stage always
-/// gets auto bands, as on the CPU path).
-pub fn shown_tiles(generated: &Generated) -> Option<orogen_core::splat::TileSet> {
-    let mut tiles = generated.recipe.as_ref()?.tiles.clone();
-    if generated.shown_stage.is_some() {
-        tiles.auto_bands = true;
-    }
-    Some(tiles.effective(generated.shown_min, generated.shown_max))
 }
 
 /// Uploads the shown map's flow network as the material's strength
@@ -394,6 +264,7 @@ struct SelectionEye(Vec3);
 fn update_material(
     terrain: Option<Res<GpuTerrain>>,
     generated: Res<Generated>,
+    bands: Res<ShownBands>,
     view: Res<ViewSettings>,
     options: Res<GpuDrawOptions>,
     eye: Res<SelectionEye>,
@@ -404,13 +275,14 @@ fn update_material(
     };
     if !(terrain.is_changed()
         || generated.is_changed()
+        || bands.is_changed()
         || view.is_changed()
         || options.is_changed()
         || eye.is_changed())
     {
         return;
     }
-    let Some(mut tiles) = shown_tiles(&generated) else {
+    let Some(mut tiles) = bands.resolved(&generated) else {
         return;
     };
     // Never more tiles than the array holds (an added tile's image
@@ -562,58 +434,11 @@ fn count_drawn_vertices(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::viewer::document::EditedRecipe;
     use crate::viewer::regen::{RegenJob, RegenerationPlugin};
-    use crate::viewer::state::EditedRecipe;
+    use crate::viewer::schedule::order_viewer_systems;
     use bevy::render::render_resource::TextureFormat;
     use std::time::{Duration, Instant};
-
-    /// A band edit on the GPU path starts no job, yet the panels' texture
-    /// preview and resolved bands follow it (and a redraw is signalled).
-    #[test]
-    fn a_band_edit_repaints_the_texture_preview_without_a_job() {
-        let mut recipe = orogen_core::presets::load("default")
-            .and_then(Result::ok)
-            .unwrap_or_default();
-        recipe.set_sampling(65, 65);
-        let mut app = App::new();
-        app.add_plugins((MinimalPlugins, RegenerationPlugin))
-            .insert_resource(EditedRecipe(recipe))
-            .add_systems(Update, repaint_preview_on_band_edit);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !app.world().resource::<Generated>().has_terrain() {
-            assert!(Instant::now() < deadline, "no generation");
-            app.update();
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        while app.world().resource::<RegenJob>().is_busy() {
-            assert!(Instant::now() < deadline, "the job did not finish");
-            app.update();
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        app.update();
-        let before = app.world().resource::<Generated>().clone();
-        let jobs = app.world().resource::<RegenJob>().started_count;
-        {
-            let mut edited = app.world_mut().resource_mut::<EditedRecipe>();
-            let tiles = &mut edited.0.tiles;
-            tiles.auto_bands = false;
-            // Sand over the whole range: the preview turns sand-coloured.
-            tiles.tiles[0].optimal = 1e5;
-            tiles.tiles[0].high = 1e5;
-        }
-        for _ in 0..3 {
-            app.update();
-        }
-        let after = app.world().resource::<Generated>();
-        assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
-        assert_eq!(after.serial, before.serial, "no new generation");
-        assert!(after.preview_version > before.preview_version);
-        assert_ne!(after.texture_preview.rgba, before.texture_preview.rgba);
-        assert_eq!(
-            after.effective_tiles.as_ref().map(|t| t.tiles[0].optimal),
-            Some(1e5)
-        );
-    }
 
     /// The flow overlay on the GPU path: switching it on routes the shown
     /// map once (no job), uploads the network as the material's strength
@@ -630,23 +455,22 @@ mod tests {
             MinimalPlugins,
             bevy::asset::AssetPlugin::default(),
             RegenerationPlugin,
-            crate::viewer::flow_overlay::FlowOverlayPlugin,
         ))
         .init_asset::<Image>()
         .init_asset::<Mesh>()
         .init_asset::<TerrainMaterial>()
         .init_resource::<GpuDrawOptions>()
         .init_resource::<SelectionEye>()
-        .init_resource::<super::super::terrain::TerrainBounds>()
+        .init_resource::<TerrainBounds>()
         .insert_resource(EditedRecipe(recipe))
         .add_systems(
             Update,
             (
-                upload_heights.in_set(TerrainUpload),
-                upload_flow.after(TerrainUpload),
-                update_material.after(upload_flow),
+                (upload_heights, upload_flow).in_set(ViewerSystems::Upload),
+                update_material.in_set(ViewerSystems::Draw),
             ),
         );
+        order_viewer_systems(&mut app);
         let deadline = Instant::now() + Duration::from_secs(30);
         let update_until = |app: &mut App, done: &dyn Fn(&World) -> bool| {
             while !done(app.world()) {
@@ -690,20 +514,6 @@ mod tests {
         app.update();
         assert_eq!(material(&app).uniform.overlay, Vec4::ZERO);
         assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
-    }
-
-    #[test]
-    fn the_gpu_path_needs_vertex_textures_large_textures_and_arrays() {
-        assert_eq!(gpu_path_supported(16384, 256, 16), Ok(()));
-        let no_vertex = gpu_path_supported(16384, 256, 0).unwrap_err();
-        assert!(no_vertex.contains("vertex shaders"), "{no_vertex}");
-        let small = gpu_path_supported(4096, 256, 16).unwrap_err();
-        assert!(small.contains("4096") && small.contains("4097"), "{small}");
-        let layers = gpu_path_supported(8192, 8, 16).unwrap_err();
-        assert!(layers.contains("8 layers"), "{layers}");
-        for reason in [no_vertex, small, layers] {
-            assert_eq!(reason.lines().count(), 1, "one line: {reason}");
-        }
     }
 
     #[test]

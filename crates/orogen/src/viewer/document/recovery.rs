@@ -12,8 +12,8 @@
 //! a crashed viewer's: no pid check, which a reused pid or another machine
 //! sharing the home folder would fool.
 
-use super::state::{EditedRecipe, RecipeSource};
 use super::unsaved::has_unsaved_edits;
+use super::{EditedRecipe, RecipeSource};
 use bevy::prelude::*;
 use bevy::window::ClosingWindow;
 use orogen_core::Recipe;
@@ -211,7 +211,7 @@ pub fn encode(recipe: &Recipe, source: &RecipeSource) -> Result<String, String> 
             text.push_str(&format!("{line}{}\n", path.display()));
         }
     }
-    text.push_str(&recipe.to_ron()?);
+    text.push_str(&recipe.to_ron().map_err(|e| e.to_string())?);
     Ok(text)
 }
 
@@ -340,8 +340,8 @@ fn forget_on_close(closing: Query<(), With<ClosingWindow>>, mut recovery: ResMut
 
 #[cfg(test)]
 mod tests {
-    use super::super::unsaved::tests::recipe;
     use super::*;
+    use crate::viewer::document::unsaved::tests::recipe;
 
     #[test]
     fn a_copy_reads_back_as_the_recipe_and_its_source() {

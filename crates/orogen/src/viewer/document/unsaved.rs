@@ -4,7 +4,8 @@
 //! by the panels (`panels/save_prompt.rs`); without panels the window
 //! closes at once, as there is nothing to edit.
 
-use super::state::{EditedRecipe, RecipeSource};
+use super::{EditedRecipe, RecipeSource};
+use crate::viewer::schedule::ViewerSystems;
 use bevy::prelude::*;
 use bevy::window::{
     ClosingWindow, ExitSystems, PrimaryWindow, RequestRedraw, WindowCloseRequested,
@@ -16,7 +17,7 @@ pub struct UnsavedPlugin;
 impl Plugin for UnsavedPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<SavePrompt>()
-            .add_systems(Update, show_unsaved_in_title)
+            .add_systems(Update, show_unsaved_in_title.in_set(ViewerSystems::Edit))
             .add_systems(Last, guard_close.before(ExitSystems));
     }
 }
