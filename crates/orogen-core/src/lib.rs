@@ -51,6 +51,7 @@ pub mod place_rng;
 pub mod presets;
 pub mod recipe;
 pub mod recipe_docs;
+pub mod recipe_error;
 pub mod recipe_legacy;
 pub mod rng;
 pub mod sampling;

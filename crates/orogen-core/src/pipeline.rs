@@ -285,7 +285,7 @@ fn earlier_stages(recipe: &Recipe, index: usize, base_dir: Option<PathBuf>) -> E
             .map_err(|e| StageError::EarlierStages {
                 width,
                 height,
-                source: Box::new(e),
+                reason: e.to_string(),
             })
     })
 }

@@ -13,9 +13,10 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// On Ctrl+C (SIGINT), removes the temporary files of the export in
 /// progress and exits with status 130, so a stopped export leaves no
-/// `.<name>.<pid>.<n>.tmp` behind. Final files already in place stay, each
-/// whole. `ctrlc` runs this on its own thread, where taking the core's lock
-/// and removing files is safe (unlike inside a raw signal handler).
+/// `.<name>.<pid>.<nonce>.<n>.tmp` (nor its `.orogen-…lock` file) behind.
+/// Final files already in place stay, each whole. `ctrlc` runs this on
+/// its own thread, where taking the core's lock and removing files is
+/// safe (unlike inside a raw signal handler).
 fn exit_cleanly_on_ctrl_c() {
     let installed = ctrlc::set_handler(|| {
         INTERRUPTED.store(true, Ordering::SeqCst);

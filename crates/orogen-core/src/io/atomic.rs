@@ -643,6 +643,7 @@ pub fn remove_stale_temp_files(dir: &Path) -> io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::owner_lock::{fork_guard, no_fork_while_locks_are_let_go};
 
     /// Large page-aligned bytes (written directly where the file system
     /// allows it, with a tail of a partial page) and the same bytes one
@@ -814,6 +815,7 @@ mod tests {
     /// with the lock file once the lock is free; a look-alike stays.
     #[test]
     fn a_temp_is_kept_while_its_owner_lock_is_held_and_removed_once_free() {
+        let _no_fork = no_fork_while_locks_are_let_go();
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         let (id, lock, temps) = other_owner(d, 1, 2);
@@ -836,6 +838,7 @@ mod tests {
     /// folders or links with such names stay.
     #[test]
     fn a_dead_writers_leftovers_go_a_running_writers_stay() {
+        let _no_fork = no_fork_while_locks_are_let_go();
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         let (dead, dead_lock, _) = other_owner(d, 2, 0);
@@ -884,6 +887,7 @@ mod tests {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
+        let fork = fork_guard();
         let mut child = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "io::atomic::tests::a_killed_writers_temp_goes_a_running_ones_stays",
@@ -896,6 +900,7 @@ mod tests {
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
+        drop(fork);
         let mut stdout = io::BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
         while !line.contains("writing") {
@@ -956,6 +961,7 @@ mod tests {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
+        let _fork = fork_guard();
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "io::atomic::tests::cleanup_removes_live_temps_and_refuses_new_ones",

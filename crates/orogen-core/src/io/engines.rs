@@ -20,27 +20,12 @@
 //! - Godot (HTerrain, Terrain3D): 32-bit float EXR with true heights
 //!   where available, RAW16 otherwise, with the height range to map it.
 
-use super::engine_sizes::{UNITY_SIZES, UNREAL_SIZES};
+pub use super::engine_sizes::Engine;
 use super::errors::OptionError;
 use crate::params::Span;
 use serde::{Deserialize, Serialize};
 
-/// A game engine whose terrain importer an export is made for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Engine {
-    /// Unity's Terrain (and the Terrain Tools package).
-    Unity,
-    /// Unreal Engine's Landscape (and World Partition).
-    Unreal,
-    /// Godot with the HTerrain or Terrain3D plugin.
-    Godot,
-}
-
 impl Engine {
-    /// Every profile, in the order the help lists them.
-    pub const ALL: &'static [Engine] = &[Engine::Unity, Engine::Unreal, Engine::Godot];
-
     /// Parses `unity`, `unreal` or `godot`; the error names the choices.
     pub fn parse(text: &str) -> Result<Engine, OptionError> {
         match text.trim().to_ascii_lowercase().as_str() {
@@ -48,24 +33,6 @@ impl Engine {
             "unreal" => Ok(Engine::Unreal),
             "godot" => Ok(Engine::Godot),
             _ => Err(OptionError::UnknownEngine(text.to_string())),
-        }
-    }
-
-    /// The profile's name, as `--engine` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Unity => "unity",
-            Engine::Unreal => "unreal",
-            Engine::Godot => "godot",
-        }
-    }
-
-    /// The map sides the engine's importer takes, smallest first.
-    pub fn sides(self) -> &'static [u32] {
-        match self {
-            // HTerrain takes Unity's 2^n + 1 sides; Terrain3D resamples any.
-            Engine::Unity | Engine::Godot => UNITY_SIZES,
-            Engine::Unreal => UNREAL_SIZES,
         }
     }
 
@@ -108,15 +75,6 @@ impl Engine {
             (_, Some(a)) => a,
             (Some(b), None) => b,
             (None, None) => side,
-        }
-    }
-
-    /// The engine's own name, for messages.
-    pub fn title(self) -> &'static str {
-        match self {
-            Engine::Unity => "Unity",
-            Engine::Unreal => "Unreal",
-            Engine::Godot => "Godot",
         }
     }
 

@@ -3,10 +3,10 @@
 //! and an export as a whole, writes included ([`ExportError`]). Each
 //! message is one line, the one the command line and the viewer show.
 
-use crate::io::engines::Engine;
-use crate::io::height_files::HeightFormat;
-use crate::io::tiled_export::{MAX_MAP_TILES, valid_map_tile_counts};
-use crate::recipe::RecipeError;
+use crate::io::engine_sizes::Engine;
+use crate::io::height_format::HeightFormat;
+use crate::io::tile_counts::{MAX_MAP_TILES, valid_map_tile_counts};
+use crate::recipe_error::RecipeError;
 use crate::splat::SplatError;
 use image::ExtendedColorType;
 use std::io;

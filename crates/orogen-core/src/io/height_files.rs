@@ -8,6 +8,7 @@ use crate::hugepages::{
     PageAligned, filled_in_parallel, page_aligned_in_parallel, zeroed_in_parallel,
 };
 use crate::io::errors::{EncodeError, OptionError};
+pub use crate::io::height_format::HeightFormat;
 use crate::io::png_strips::{
     PngPixels, encode_png_rows, encode_png_rows_page_aligned, encode_png_strips,
 };
@@ -180,39 +181,7 @@ fn png16_row(values: &[u16], width: usize, flip_y: bool) -> impl Fn(usize, &mut 
     }
 }
 
-/// One kind of whole-map height file an export can write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HeightFormat {
-    /// `heightmap.r16`: headerless unsigned 16-bit samples.
-    R16,
-    /// `heightmap.png`: 16-bit grayscale PNG, the `.r16`'s samples.
-    Png,
-    /// `heightmap.exr`: single-channel 32-bit float OpenEXR, true heights.
-    Exr,
-    /// `heightmap.tif`: grayscale 32-bit float TIFF, true heights.
-    Tif,
-}
-
 impl HeightFormat {
-    /// Every format, in the order an export writes them.
-    pub const ALL: [HeightFormat; 4] = [
-        HeightFormat::R16,
-        HeightFormat::Png,
-        HeightFormat::Exr,
-        HeightFormat::Tif,
-    ];
-
-    /// The name `--formats` takes and the sidecar records: `r16`, `png`,
-    /// `exr` or `tif`.
-    pub fn name(self) -> &'static str {
-        match self {
-            HeightFormat::R16 => "r16",
-            HeightFormat::Png => "png",
-            HeightFormat::Exr => "exr",
-            HeightFormat::Tif => "tif",
-        }
-    }
-
     /// The file an export writes in this format.
     pub fn file_name(self) -> &'static str {
         match self {

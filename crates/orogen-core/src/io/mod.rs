@@ -4,7 +4,9 @@
 //!   PNG encoding and decoding, the 8-bit preview;
 //! - [`float_files`]: 32-bit float OpenEXR and TIFF with true heights, written and read;
 //! - [`import`]: reading a heightmap file of any of those kinds (above the codecs);
-//! - [`engine_sizes`]: the map sizes Unity and Unreal accept;
+//! - [`engine_sizes`]: the engines and the map sizes they accept;
+//! - [`height_format`]: the height file formats by name;
+//! - [`tile_counts`]: how many tiles a side a map splits into;
 //! - [`engines`]: engine profiles, their sizes, tile names and import numbers;
 //! - [`sidecar`]: `heightmap.json`, its schema and its finder;
 //! - [`atomic`] and [`bundle`]: an export's files written together, each
@@ -26,12 +28,14 @@ pub mod engines;
 pub mod errors;
 pub mod float_files;
 pub mod height_files;
+pub mod height_format;
 pub mod import;
 pub mod literal_deflate;
 pub mod mesh_export;
 pub mod owner_lock;
 pub mod png_strips;
 pub mod sidecar;
+pub mod tile_counts;
 pub mod tiled_export;
 
 pub use errors::{EncodeError, ExportError, OptionError};

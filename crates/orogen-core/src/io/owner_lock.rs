@@ -210,6 +210,24 @@ pub fn remove_abandoned_pending(dir: &Path) -> io::Result<usize> {
     Ok(removed)
 }
 
+/// A child process shares every open file of its parent between its fork
+/// and its exec, locks included: a test that lets a lock go and expects
+/// it free at once must not overlap another test's spawn. Spawning tests
+/// hold [`fork_guard`] while they spawn, lock-release tests hold
+/// [`no_fork_while_locks_are_let_go`] throughout.
+#[cfg(test)]
+static FORK_GUARD: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+#[cfg(test)]
+pub(crate) fn fork_guard() -> std::sync::RwLockWriteGuard<'static, ()> {
+    FORK_GUARD.write().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+pub(crate) fn no_fork_while_locks_are_let_go() -> std::sync::RwLockReadGuard<'static, ()> {
+    FORK_GUARD.read().unwrap_or_else(|p| p.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +262,7 @@ mod tests {
     /// does) can be taken, and then removed.
     #[test]
     fn a_lock_let_go_can_be_taken_and_removed() {
+        let _no_fork = no_fork_while_locks_are_let_go();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("owner.lock");
         drop(OwnerLock::create(&path).unwrap());
@@ -271,6 +290,7 @@ mod tests {
     /// and look-alikes stay.
     #[test]
     fn abandoned_pending_files_are_removed_held_ones_kept() {
+        let _no_fork = no_fork_while_locks_are_let_go();
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         let free = "a.lock.0123456789abcdef.pending";

@@ -13,12 +13,10 @@ use crate::io::bundle::ExportBundle;
 use crate::io::engines::Engine;
 use crate::io::errors::{EncodeError, OptionError};
 use crate::io::height_files::{ExportOptions, encode_png16, encode_r16, quantize};
+pub use crate::io::tile_counts::{MAX_MAP_TILES, valid_map_tile_counts};
 use crate::params::Span;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-
-/// Most tiles a side `--tiles` accepts.
-pub const MAX_MAP_TILES: usize = 64;
 
 /// How a `width x height` map splits into `n x n` border-sharing tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,20 +107,6 @@ pub struct MapTileGridInfo {
 /// Base name of tile `(i, j)`, without extension.
 pub fn map_tile_stem(i: usize, j: usize) -> String {
     format!("heightmap_x{i}_y{j}")
-}
-
-/// Tile counts that split a `width x height` map evenly: N must divide
-/// both `width - 1` and `height - 1` so every tile has the same size and
-/// borders fall on whole cells.
-pub fn valid_map_tile_counts(width: usize, height: usize) -> Vec<usize> {
-    (1..=MAX_MAP_TILES)
-        .filter(|&n| {
-            width > n
-                && height > n
-                && (width - 1).is_multiple_of(n)
-                && (height - 1).is_multiple_of(n)
-        })
-        .collect()
 }
 
 /// Parses and checks `--tiles N` against the map size. The message names

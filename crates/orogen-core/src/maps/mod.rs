@@ -1,5 +1,15 @@
-//! Maps derived from a heightmap for display: what the viewer draws over
-//! the terrain to explain it (the drainage network in [`flow`]), never
-//! part of a generation or an export.
+//! Maps derived from a heightmap: what the viewer draws over the terrain
+//! to explain it (the drainage network in [`flow`]) and what an export
+//! writes beside the heights for engines to texture and scatter by
+//! ([`derived`]: flow, wetness, lakes, rivers, curvature, occlusion). All
+//! routing goes through [`crate::hydro`], the one copy.
 
+pub mod curvature;
+pub mod derived;
 pub mod flow;
+pub mod lakes;
+pub mod occlusion;
+pub mod rivers;
+pub mod wetness;
+
+pub use derived::{DerivedMap, MapListError, MapMeaning, MapPixels, MapSettings, derive_map};

@@ -138,8 +138,10 @@ mod tests {
 
     #[test]
     fn the_halves_join_back_into_the_set() {
-        let mut set = TileSet::default();
-        set.bands_from_zero = true;
+        let mut set = TileSet {
+            bands_from_zero: true,
+            ..TileSet::default()
+        };
         set.tiles[2].slope = Some(Span::new(20.0, 60.0));
         let (sources, rules) = set.split();
         assert_eq!(TileSet::join(sources, rules), Some(set));

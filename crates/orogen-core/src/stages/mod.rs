@@ -17,7 +17,6 @@ pub mod thermal;
 use crate::heightmap::Heightmap;
 use crate::io::height_files::ImportError;
 use crate::params::{ParamVisitor, Params};
-use crate::pipeline::PipelineError;
 use crate::rng::StageRng;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -105,7 +104,7 @@ impl StageContext<'_> {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum StageError {
     /// The run's cancel flag was set while the stage worked; the pipeline
-    /// reports it as [`PipelineError::Cancelled`].
+    /// reports the run as cancelled.
     #[error("cancelled")]
     Cancelled,
     /// An import stage's file could not be read or decoded.
@@ -116,14 +115,15 @@ pub enum StageError {
     Overflow(f32),
     /// The recipe's earlier stages, run again at another sampling for a
     /// stage that works coarse to fine, failed.
-    #[error("the stages before, run at {width}x{height}: {source}")]
+    #[error("the stages before, run at {width}x{height}: {reason}")]
     EarlierStages {
         /// Cells west to east of that run.
         width: usize,
         /// Cells north to south of that run.
         height: usize,
-        /// Why that run stopped.
-        source: Box<PipelineError>,
+        /// Why that run stopped (the pipeline's own message: the pipeline
+        /// sits above the stages, so its error is carried as text).
+        reason: String,
     },
     /// The stage cannot run with its parameters or input; the message
     /// says why.

@@ -1,0 +1,305 @@
+//! The derived maps an export can write beside the heights, each as a
+//! grey PNG of the export's size with a fixed, documented encoding, so a
+//! value means the same at every size and in every world.
+
+use super::curvature::convexity;
+use super::flow::strength_of_area;
+use super::lakes::lake_depths;
+use super::occlusion::sky_visibility;
+use super::rivers::{RiverRule, drainage_area, river_weights};
+use super::wetness::spread_drainage_area;
+use crate::Heightmap;
+use serde::Serialize;
+
+/// A map derived from the terrain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DerivedMap {
+    /// Steepest-descent (D8) drainage area.
+    Flow,
+    /// Multiple-flow-direction drainage area, for smooth masks.
+    Wetness,
+    /// Water depth of lakes at their spill levels (and the sea).
+    Lakes,
+    /// River channels, as wide as their drainage area makes them.
+    Rivers,
+    /// Convex (ridges) and concave (valleys) ground.
+    Curvature,
+    /// Sky visibility (ambient occlusion).
+    Occlusion,
+}
+
+/// Convexity (1/world units) drawn at full scale in `curvature.png`.
+pub const CURVATURE_FULL_SCALE: f32 = 0.05;
+/// Steps per doubling of drainage area in `flow.png`.
+pub const FLOW_STEPS_PER_DOUBLING: f32 = 2048.0;
+/// Steps per world unit of depth in `lakes.png` (centimetres for metres).
+pub const LAKE_STEPS_PER_UNIT: f32 = 100.0;
+
+impl DerivedMap {
+    /// Every map, in the order exports list them.
+    pub const ALL: [DerivedMap; 6] = [
+        DerivedMap::Flow,
+        DerivedMap::Wetness,
+        DerivedMap::Lakes,
+        DerivedMap::Rivers,
+        DerivedMap::Curvature,
+        DerivedMap::Occlusion,
+    ];
+
+    /// The name used on the command line and as the file's stem.
+    pub fn name(self) -> &'static str {
+        match self {
+            DerivedMap::Flow => "flow",
+            DerivedMap::Wetness => "wetness",
+            DerivedMap::Lakes => "lakes",
+            DerivedMap::Rivers => "rivers",
+            DerivedMap::Curvature => "curvature",
+            DerivedMap::Occlusion => "occlusion",
+        }
+    }
+
+    /// The map of `name`, if any.
+    pub fn from_name(name: &str) -> Option<DerivedMap> {
+        DerivedMap::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// A comma-separated list (`lakes,rivers,flow`, or `all`), each map
+    /// once, in [`DerivedMap::ALL`]'s order.
+    pub fn parse_list(text: &str) -> Result<Vec<DerivedMap>, MapListError> {
+        let mut maps = Vec::new();
+        for part in text.split(',').map(str::trim) {
+            if part == "all" {
+                maps.extend(DerivedMap::ALL);
+                continue;
+            }
+            match DerivedMap::from_name(part) {
+                Some(map) => maps.push(map),
+                None => return Err(MapListError::Unknown(part.to_string())),
+            }
+        }
+        maps.sort();
+        maps.dedup();
+        Ok(maps)
+    }
+
+    /// What a pixel of this map's PNG means, for `heightmap.json`.
+    pub fn meaning(self) -> MapMeaning {
+        let (bits, meaning, units) = match self {
+            DerivedMap::Flow => (
+                16,
+                "steepest-descent (D8) drainage area A: v = round(2048 · log2(1 + A)); \
+                 ties between equally steep neighbours go to the first in row-major order, \
+                 and flats and closed basins drain through their lowest pass",
+                "square world units",
+            ),
+            DerivedMap::Wetness => (
+                8,
+                "multiple-flow-direction (Freeman, slope^1.1) drainage area on a log scale: \
+                 0 at or below 500, 255 at or above 250000",
+                "square world units",
+            ),
+            DerivedMap::Lakes => (
+                16,
+                "water depth of lakes filled to their spill levels (and the sea below the \
+                 sea level): v = round(100 · depth), 0 on dry land",
+                "world units (centimetres for metres)",
+            ),
+            DerivedMap::Rivers => (
+                8,
+                "river weight: 255 inside a channel (drainage area at least the river \
+                 threshold, width growing with √area), fading to 0 over one cell",
+                "weight",
+            ),
+            DerivedMap::Curvature => (
+                8,
+                "convexity −∇²h: v = 128 + round(127 · clamp(k / 0.05, −1, 1)); above 128 \
+                 convex (ridges), below concave (valleys)",
+                "1 / world units",
+            ),
+            DerivedMap::Occlusion => (
+                8,
+                "sky visibility from horizons in eight directions: 255 open sky, 0 none",
+                "weight",
+            ),
+        };
+        MapMeaning {
+            file: format!("{}.png", self.name()),
+            bits,
+            meaning,
+            units,
+        }
+    }
+}
+
+/// A `--maps` list that names a map orogen does not derive.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MapListError {
+    /// The item not understood, trimmed.
+    #[error("--maps: unknown map {item:?} (choose from {names}, or all)", item = .0, names = map_names())]
+    Unknown(String),
+}
+
+fn map_names() -> String {
+    let names: Vec<&str> = DerivedMap::ALL.iter().map(|m| m.name()).collect();
+    names.join(", ")
+}
+
+/// One derived map's file and the meaning of its pixels.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MapMeaning {
+    /// The PNG's file name.
+    pub file: String,
+    /// Bits per grey sample: 8 or 16.
+    pub bits: u8,
+    /// How a sample's value maps to the quantity.
+    pub meaning: &'static str,
+    /// The quantity's units.
+    pub units: &'static str,
+}
+
+/// The settings derived maps are computed with, in world units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MapSettings {
+    /// Cells at or below this height are sea (lakes and drainage).
+    pub sea_level: Option<f32>,
+    /// What counts as a river, and how wide it is drawn.
+    pub rivers: RiverRule,
+    /// How far out horizons are looked for (world units).
+    pub occlusion_radius: f32,
+}
+
+impl Default for MapSettings {
+    fn default() -> Self {
+        MapSettings {
+            sea_level: None,
+            rivers: RiverRule::default(),
+            occlusion_radius: 64.0,
+        }
+    }
+}
+
+/// A derived map's pixels, row-major, one grey sample per cell.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapPixels {
+    /// 8-bit samples.
+    Grey8(Vec<u8>),
+    /// 16-bit samples.
+    Grey16(Vec<u16>),
+}
+
+/// Computes `kind` over `map` (cells `cell_size` world units apart) and
+/// encodes it as [`DerivedMap::meaning`] says.
+pub fn derive_map(
+    map: &Heightmap,
+    cell_size: f32,
+    kind: DerivedMap,
+    settings: &MapSettings,
+) -> MapPixels {
+    let to8 = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    match kind {
+        DerivedMap::Flow => MapPixels::Grey16(
+            drainage_area(map, cell_size, settings.sea_level)
+                .into_iter()
+                .map(|a| {
+                    (FLOW_STEPS_PER_DOUBLING * (1.0 + a).log2())
+                        .round()
+                        .clamp(0.0, 65535.0) as u16
+                })
+                .collect(),
+        ),
+        DerivedMap::Wetness => MapPixels::Grey8(
+            spread_drainage_area(map, cell_size, settings.sea_level)
+                .into_iter()
+                .map(|a| to8(strength_of_area(a)))
+                .collect(),
+        ),
+        DerivedMap::Lakes => MapPixels::Grey16(
+            lake_depths(map, settings.sea_level)
+                .into_iter()
+                .map(|d| (d * LAKE_STEPS_PER_UNIT).round().clamp(0.0, 65535.0) as u16)
+                .collect(),
+        ),
+        DerivedMap::Rivers => {
+            let area = drainage_area(map, cell_size, settings.sea_level);
+            MapPixels::Grey8(
+                river_weights(&area, map.width(), cell_size, &settings.rivers)
+                    .into_iter()
+                    .map(to8)
+                    .collect(),
+            )
+        }
+        DerivedMap::Curvature => MapPixels::Grey8(
+            convexity(map, cell_size)
+                .into_iter()
+                .map(|k| {
+                    let s = (k / CURVATURE_FULL_SCALE).clamp(-1.0, 1.0);
+                    (128.0 + (127.0 * s).round()) as u8
+                })
+                .collect(),
+        ),
+        DerivedMap::Occlusion => MapPixels::Grey8(
+            sky_visibility(map, cell_size, settings.occlusion_radius)
+                .into_iter()
+                .map(to8)
+                .collect(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_parse_in_order_once_and_name_the_choices_when_wrong() {
+        assert_eq!(
+            DerivedMap::parse_list("rivers, lakes,flow,lakes"),
+            Ok(vec![
+                DerivedMap::Flow,
+                DerivedMap::Lakes,
+                DerivedMap::Rivers
+            ])
+        );
+        assert_eq!(DerivedMap::parse_list("all").map(|l| l.len()), Ok(6));
+        let error = DerivedMap::parse_list("lakes,moss").unwrap_err();
+        assert_eq!(error, MapListError::Unknown("moss".into()));
+        let error = error.to_string();
+        assert!(
+            error.contains("\"moss\"") && error.contains("occlusion"),
+            "{error}"
+        );
+        assert_eq!(error.lines().count(), 1);
+    }
+
+    #[test]
+    fn every_map_has_a_pixel_per_cell_and_its_bit_depth() {
+        let size = 17;
+        let data: Vec<f32> = (0..size * size).map(|i| ((i * 37) % 23) as f32).collect();
+        let map = Heightmap::from_vec(size, size, data).unwrap_or_else(|| Heightmap::new(1, 1));
+        for kind in DerivedMap::ALL {
+            let pixels = derive_map(&map, 2.0, kind, &MapSettings::default());
+            let (len, bits) = match &pixels {
+                MapPixels::Grey8(v) => (v.len(), 8),
+                MapPixels::Grey16(v) => (v.len(), 16),
+            };
+            assert_eq!(len, size * size, "{kind:?}");
+            assert_eq!(bits, kind.meaning().bits, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn flow_pixels_decode_to_the_drainage_area() {
+        let size = 9;
+        let data: Vec<f32> = (0..size * size).map(|i| -((i / size) as f32)).collect();
+        let map = Heightmap::from_vec(size, size, data).unwrap_or_else(|| Heightmap::new(1, 1));
+        let area = drainage_area(&map, 3.0, None);
+        let MapPixels::Grey16(v) = derive_map(&map, 3.0, DerivedMap::Flow, &MapSettings::default())
+        else {
+            panic!("flow is 16-bit");
+        };
+        for (a, p) in area.iter().zip(&v) {
+            let decoded = (f32::from(*p) / FLOW_STEPS_PER_DOUBLING).exp2() - 1.0;
+            assert!((decoded - a).abs() <= a * 1e-3 + 1e-3, "{decoded} vs {a}");
+        }
+    }
+}
