@@ -11,6 +11,7 @@ use orogen_core::io::engines::{Engine, ImportSettings};
 use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormats, encode_png};
 use orogen_core::io::mesh_export::MeshPlan;
 use orogen_core::io::tiled_export::parse_map_tiles;
+use orogen_core::maps::{DerivedMap, MapSettings};
 use orogen_core::params::Span;
 use orogen_core::pipeline::{RunHooks, run_once};
 use orogen_core::presets;
@@ -127,6 +128,20 @@ pub struct GenerateArgs {
     /// Most mesh vertices a side (default: full resolution); larger maps are decimated.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub mesh_size: Option<String>,
+    /// Also write maps derived from the terrain, each a grey PNG of the
+    /// map's size: flow, wetness, lakes, rivers, curvature, occlusion (or
+    /// all), comma-separated; heightmap.json says what their pixels mean.
+    #[arg(long, value_name = "LIST")]
+    pub maps: Option<String>,
+    /// World height at or below which the derived maps count the sea
+    /// (lakes.png gives its depth; water drains into it).
+    #[arg(
+        long,
+        value_name = "HEIGHT",
+        allow_hyphen_values = true,
+        requires = "maps"
+    )]
+    pub sea_level: Option<f32>,
 }
 
 #[derive(Args, Debug, Default)]
@@ -443,6 +458,18 @@ fn export_request(
         .as_deref()
         .map(parse_texture_size)
         .transpose()?;
+    let maps = args
+        .maps
+        .as_deref()
+        .map(DerivedMap::parse_list)
+        .transpose()
+        .map_err(|e| e.to_string())?
+        .unwrap_or_default();
+    if let Some(sea) = args.sea_level
+        && !sea.is_finite()
+    {
+        return Err(format!("--sea-level {sea}: expected a finite height"));
+    }
     let request = ExportRequest {
         options: ExportOptions {
             byte_order: match args.byte_order {
@@ -457,6 +484,11 @@ fn export_request(
         tiles,
         mesh,
         engine: None,
+        maps,
+        map_settings: MapSettings {
+            sea_level: args.sea_level,
+            ..MapSettings::default()
+        },
     };
     match engine {
         Some(engine) => request.for_engine(engine, w, h).map_err(|e| e.to_string()),

@@ -728,3 +728,44 @@ fn a_file_named_like_a_preset_gets_a_note() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("give ./default to read it"), "{stderr}");
 }
+
+#[test]
+fn maps_are_written_beside_the_heights_and_bad_lists_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    let generate = |extra: &[&'static str]| {
+        let mut args = vec![
+            "generate", "--recipe", "default", "--size", "65", "--out", o,
+        ];
+        args.extend_from_slice(extra);
+        args
+    };
+    assert_refused(
+        &generate(&["--maps", "lakes,moss"]),
+        &out,
+        "--maps: unknown map \"moss\"",
+    );
+    assert_refused(&generate(&["--maps", ""]), &out, "--maps: unknown map \"\"");
+    assert_refused(&generate(&["--sea-level", "3"]), &out, "--maps");
+    let (ok, stdout, stderr) = run(&generate(&[
+        "--maps",
+        "lakes,flow",
+        "--sea-level",
+        "20",
+        "--flip-y",
+    ]));
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("wrote"), "{stdout}");
+    for file in ["lakes.png", "flow.png"] {
+        let image = image::open(out.join(file)).expect("a readable map");
+        assert_eq!((image.width(), image.height()), (65, 65), "{file}");
+    }
+    assert!(!out.join("rivers.png").exists(), "only the maps asked for");
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("heightmap.json")).unwrap()).unwrap();
+    let maps = sidecar["maps"].as_array().expect("the maps are listed");
+    assert_eq!(maps[0]["file"], "flow.png");
+    assert_eq!(maps[1]["file"], "lakes.png");
+    assert_eq!(maps[1]["sea_level"], 20.0);
+}

@@ -16,6 +16,7 @@ use crate::io::height_files::{
 use crate::io::mesh_export::{MeshPlan, MeshTexture, mesh_files};
 use crate::io::sidecar::{HeightFileInfo, Sidecar};
 use crate::io::tiled_export::{MapTileGrid, MapTileGridInfo, add_map_tile_files};
+use crate::maps::{DerivedMap, MapSettings};
 use crate::params::Span;
 use crate::recipe::Recipe;
 use crate::splat::{TileImages, add_texture_files, render_splat};
@@ -44,6 +45,11 @@ pub struct ExportRequest {
     /// The engine the export is made for (see [`ExportRequest::for_engine`]):
     /// its import-dialog numbers go into the sidecar and the report.
     pub engine: Option<Engine>,
+    /// Derived maps written beside the heights (`--maps`), each a grey
+    /// PNG of the map's size.
+    pub maps: Vec<DerivedMap>,
+    /// What the derived maps are computed with (sea level, rivers).
+    pub map_settings: MapSettings,
 }
 
 impl ExportRequest {
@@ -104,7 +110,7 @@ pub struct ExportReport {
     /// be read and was replaced by its flat colour, say).
     pub warnings: Vec<String>,
     /// Milliseconds of each part, in this order: `heightmap` (quantising
-    /// and encoding the height files), then `splat`, `tiles` and `mesh`
+    /// and encoding the height files), then `splat`, `maps`, `tiles` and `mesh`
     /// when they ran, and `write` (writing and syncing every file).
     pub timings: Vec<(&'static str, f64)>,
     /// What to type into the engine's import dialog, for an engine export.
@@ -325,6 +331,19 @@ pub fn export_map(
             serde_json::to_value(&effective.tiles).map_err(|e| EncodeError::Json(e.to_string()))?,
         );
     }
+    let mut maps_json = None;
+    if !request.maps.is_empty() {
+        let start = Instant::now();
+        maps_json = Some(super::map_files::add_map_files(
+            &mut bundle,
+            map,
+            recipe.cell_size(),
+            opts.flip_y,
+            &request.maps,
+            &request.map_settings,
+        )?);
+        timings.push(("maps", millis_since(start)));
+    }
     let mut tiles_grid = None;
     if let Some(grid) = &request.tiles {
         let start = Instant::now();
@@ -346,6 +365,7 @@ pub fn export_map(
     });
     let extras = SidecarExtras {
         tiles: tiles_json,
+        maps: maps_json,
         tiles_grid,
         engine_import: engine_import.clone(),
     };
@@ -413,6 +433,8 @@ pub fn left_from_earlier_export(
 pub struct SidecarExtras {
     /// The effective bands of the splat texture.
     pub tiles: Option<serde_json::Value>,
+    /// The derived maps' files and what their pixels mean.
+    pub maps: Option<serde_json::Value>,
     /// The tiled export's grid.
     pub tiles_grid: Option<MapTileGridInfo>,
     /// The engine import dialog's numbers.
@@ -455,6 +477,7 @@ pub fn add_sidecar(
         files,
         height_files,
         tiles: extras.tiles,
+        maps: extras.maps,
         tiles_grid: extras.tiles_grid,
         engine_import: extras.engine_import,
         recipe,

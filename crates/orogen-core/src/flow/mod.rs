@@ -12,6 +12,7 @@
 
 mod export;
 mod load;
+mod map_files;
 
 pub use export::{
     ExportReport, ExportRequest, SidecarExtras, add_sidecar, clipping_warning, export_map,
@@ -21,3 +22,4 @@ pub use load::{
     LoadError, RawLayout, check_runnable, load_recipe, load_recipe_at, preset_shadows_file,
     start_from_file,
 };
+pub use map_files::add_map_files;

@@ -45,6 +45,10 @@ pub struct Sidecar<R> {
     /// The effective bands of the exported splat texture, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles: Option<serde_json::Value>,
+    /// The derived maps written (`--maps`): each one's file, bit depth,
+    /// the meaning of its samples and their units.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maps: Option<serde_json::Value>,
     /// The border-sharing tiles of a tiled export (`--tiles N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tiles_grid: Option<MapTileGridInfo>,

@@ -29,7 +29,7 @@ pub enum DerivedMap {
 }
 
 /// Convexity (1/world units) drawn at full scale in `curvature.png`.
-pub const CURVATURE_FULL_SCALE: f32 = 0.05;
+pub const CURVATURE_FULL_SCALE: f32 = 0.5;
 /// Steps per doubling of drainage area in `flow.png`.
 pub const FLOW_STEPS_PER_DOUBLING: f32 = 2048.0;
 /// Steps per world unit of depth in `lakes.png` (centimetres for metres).
@@ -112,7 +112,7 @@ impl DerivedMap {
             ),
             DerivedMap::Curvature => (
                 8,
-                "convexity −∇²h: v = 128 + round(127 · clamp(k / 0.05, −1, 1)); above 128 \
+                "convexity −∇²h: v = 128 + round(127 · clamp(k / 0.5, −1, 1)); above 128 \
                  convex (ridges), below concave (valleys)",
                 "1 / world units",
             ),

@@ -1,7 +1,8 @@
 //! The only resources that regeneration writes and the scene, camera,
 //! panels and screenshot read: the newest generation, the bands it is
 //! drawn with, and the assets waiting to be uploaded. Regeneration is
-//! their one writer (the upload takes what it uploads).
+//! their one writer, except that the scene takes what it uploads and
+//! queues the CPU texture again when the flow overlay is switched.
 
 use super::display_data::flow::FlowField;
 use super::display_data::gpu::HeightUpload;

@@ -23,9 +23,10 @@ pub enum ViewerSystems {
     Draw,
 }
 
-/// Chains the sets in `Update`. Called once by the viewer's plugin; tests
-/// that assemble a few plugins by hand call it too. Without it the sets
-/// still run, only in no fixed order.
+/// Chains the sets in `Update`. Called by the viewer's plugin and by each
+/// plugin that puts systems in the sets, so a plugin used alone (a test,
+/// a headless tool) keeps the order; configuring the same chain again adds
+/// nothing.
 pub fn order_viewer_systems(app: &mut App) {
     app.configure_sets(
         Update,

@@ -27,7 +27,7 @@ pub mod job;
 use super::document::{EditedRecipe, RecipeSource};
 use super::handoff::{Generated, PendingUpload, ShownBands};
 use super::sampling::PreviewSampling;
-use super::schedule::ViewerSystems;
+use super::schedule::{ViewerSystems, order_viewer_systems};
 use super::settings::{DisplayPath, DisplayedStage, ViewSettings};
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, futures::check_ready};
@@ -46,6 +46,7 @@ pub struct RegenerationPlugin;
 
 impl Plugin for RegenerationPlugin {
     fn build(&self, app: &mut App) {
+        order_viewer_systems(app);
         app.init_resource::<RecipeSource>()
             .init_resource::<DisplayedStage>()
             .init_resource::<ViewSettings>()

@@ -5,7 +5,7 @@
 use crate::viewer::camera::TerrainBounds;
 use crate::viewer::display_data::cpu::cpu_terrain_image;
 use crate::viewer::handoff::{Generated, PendingUpload};
-use crate::viewer::schedule::ViewerSystems;
+use crate::viewer::schedule::{ViewerSystems, order_viewer_systems};
 use crate::viewer::settings::{DisplayPath, ViewSettings};
 use bevy::prelude::*;
 
@@ -17,6 +17,7 @@ pub struct TerrainUploadPlugin;
 
 impl Plugin for TerrainUploadPlugin {
     fn build(&self, app: &mut App) {
+        order_viewer_systems(app);
         app.init_resource::<ViewSettings>()
             .init_resource::<TerrainBounds>()
             .add_systems(

@@ -20,7 +20,7 @@ use crate::viewer::display_data::lod::{
     HeightBounds, MapPlacement, PATCH_QUADS, Patch, select_patches,
 };
 use crate::viewer::handoff::{Generated, PendingUpload, ShownBands};
-use crate::viewer::schedule::ViewerSystems;
+use crate::viewer::schedule::{ViewerSystems, order_viewer_systems};
 use crate::viewer::settings::{DisplayPath, ViewSettings};
 use bevy::asset::{RenderAssetUsages, embedded_asset};
 use bevy::camera::primitives::{Aabb, Frustum};
@@ -37,6 +37,7 @@ pub struct GpuTerrainPlugin;
 
 impl Plugin for GpuTerrainPlugin {
     fn build(&self, app: &mut App) {
+        order_viewer_systems(app);
         embedded_asset!(app, "terrain.wgsl");
         app.add_plugins(MaterialPlugin::<TerrainMaterial>::default())
             .init_resource::<LodStats>()
@@ -45,7 +46,9 @@ impl Plugin for GpuTerrainPlugin {
             .add_systems(
                 Update,
                 (
-                    (upload_heights, upload_flow).in_set(ViewerSystems::Upload),
+                    (upload_heights, upload_flow)
+                        .chain()
+                        .in_set(ViewerSystems::Upload),
                     (place_patches, update_material)
                         .chain()
                         .in_set(ViewerSystems::Draw),

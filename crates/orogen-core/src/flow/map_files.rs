@@ -1,0 +1,78 @@
+//! Derived maps written beside the heights (`--maps`): one grey PNG per
+//! map at the export's size, rows in the height files' order, and what
+//! their pixels mean for the sidecar.
+
+use crate::heightmap::Heightmap;
+use crate::io::bundle::ExportBundle;
+use crate::io::errors::EncodeError;
+use crate::io::height_files::{encode_png, encode_png16};
+use crate::maps::{DerivedMap, MapPixels, MapSettings, derive_map};
+use image::ExtendedColorType;
+use rayon::prelude::*;
+
+/// Adds `<map>.png` for each of `maps` to `bundle`; returns their
+/// meanings (file, bits, encoding, units) for `heightmap.json`.
+pub fn add_map_files(
+    bundle: &mut ExportBundle,
+    map: &Heightmap,
+    cell_size: f32,
+    flip_y: bool,
+    maps: &[DerivedMap],
+    settings: &MapSettings,
+) -> Result<serde_json::Value, EncodeError> {
+    // Each map is its own routing or filter over the same heights: they
+    // run side by side, and each alone is deterministic.
+    let files: Vec<Result<(String, Vec<u8>), EncodeError>> = maps
+        .par_iter()
+        .map(|&kind| {
+            let png = match derive_map(map, cell_size, kind, settings) {
+                MapPixels::Grey16(values) => encode_png16(&values, map.width(), flip_y)?,
+                MapPixels::Grey8(mut values) => {
+                    if flip_y {
+                        flip_rows(&mut values, map.width());
+                    }
+                    encode_png(&values, map.width(), map.height(), ExtendedColorType::L8)?
+                }
+            };
+            Ok((kind.meaning().file, png))
+        })
+        .collect();
+    let mut meanings = Vec::with_capacity(maps.len());
+    for (kind, file) in maps.iter().zip(files) {
+        let (name, png) = file?;
+        bundle.add(name, png);
+        meanings.push(kind.meaning());
+    }
+    let mut value =
+        serde_json::to_value(&meanings).map_err(|e| EncodeError::Json(e.to_string()))?;
+    if let (Some(sea), Some(list)) = (settings.sea_level, value.as_array_mut()) {
+        for entry in list {
+            entry["sea_level"] = serde_json::json!(sea);
+        }
+    }
+    Ok(value)
+}
+
+/// Reverses the order of `values`' rows of `width` samples.
+fn flip_rows(values: &mut [u8], width: usize) {
+    let rows = values.len() / width.max(1);
+    for y in 0..rows / 2 {
+        let (top, bottom) = values.split_at_mut((rows - 1 - y) * width);
+        top[y * width..(y + 1) * width].swap_with_slice(&mut bottom[..width]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_flip_in_place() {
+        let mut v: Vec<u8> = (0..12).collect();
+        flip_rows(&mut v, 4);
+        assert_eq!(v, vec![8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3]);
+        let mut even: Vec<u8> = (0..8).collect();
+        flip_rows(&mut even, 2);
+        assert_eq!(even, vec![6, 7, 4, 5, 2, 3, 0, 1]);
+    }
+}

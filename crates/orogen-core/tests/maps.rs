@@ -1,0 +1,131 @@
+//! Derived maps judged by an outside library, and their determinism.
+//!
+//! The default preset at 1025² is exported with its float heights and
+//! `lakes.png` and `flow.png`; `scripts/maps-check.py` fills the float
+//! heights with fastscapelib's priority flood and routes them with its D8
+//! router: the lakes must cover the same cells (intersection over union
+//! ≥ 0.9 on cells raised by more than 1 cm) and the flow must rank like
+//! its drainage area (Spearman ≥ 0.8). No orogen routing code is involved
+//! in the judgement. A missing fastscapelib is skipped with a note,
+//! except in CI.
+
+use orogen_core::Heightmap;
+use orogen_core::flow::{ExportRequest, export_map};
+use orogen_core::io::height_files::HeightFormats;
+use orogen_core::maps::{DerivedMap, MapPixels, MapSettings, derive_map};
+use orogen_core::pipeline::{RunHooks, run_once};
+use std::process::Command;
+
+fn have_fastscapelib() -> bool {
+    Command::new("python3")
+        .args(["-c", "import fastscapelib, OpenEXR, numpy, PIL"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn preset_at(name: &str, size: u32) -> (orogen_core::Recipe, Heightmap) {
+    let mut recipe = orogen_core::presets::load(name)
+        .expect("shipped preset")
+        .expect("valid preset");
+    let (w, h) = recipe.sampling_for(size);
+    recipe.set_sampling(w, h);
+    let output = run_once(&recipe, None, RunHooks::default()).expect("the preset runs");
+    let map = std::sync::Arc::unwrap_or_clone(output.map);
+    (recipe, map)
+}
+
+#[test]
+fn lakes_and_flow_agree_with_fastscapelib_on_the_default_preset() {
+    if !have_fastscapelib() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have fastscapelib, OpenEXR, numpy and pillow (scripts/test.sh installs them)"
+        );
+        eprintln!("note: python3 with fastscapelib, OpenEXR, numpy and pillow not found; skipped");
+        return;
+    }
+    let (recipe, map) = preset_at("default", 1025);
+    let request = ExportRequest {
+        formats: HeightFormats::parse("exr").unwrap(),
+        maps: vec![DerivedMap::Flow, DerivedMap::Lakes],
+        ..ExportRequest::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    export_map(&map, &recipe, None, &request, dir.path()).expect("the export");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/maps-check.py");
+    let out = Command::new("python3")
+        .args([script, dir.path().to_str().unwrap()])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "maps-check failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON from the checker");
+    eprintln!("default 1025²: {v}");
+    let num = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    assert!(
+        num("lake_cells_library") > 1000.0,
+        "the preset has lakes: {v}"
+    );
+    assert!(
+        num("lake_iou") >= 0.9,
+        "lakes against the priority flood: {v}"
+    );
+    assert!(
+        num("flow_spearman") >= 0.8,
+        "flow against D8 drainage area: {v}"
+    );
+}
+
+#[test]
+fn the_sidecar_says_what_each_map_means() {
+    let (recipe, map) = preset_at("default", 129);
+    let request = ExportRequest {
+        maps: DerivedMap::ALL.to_vec(),
+        ..ExportRequest::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let report = export_map(&map, &recipe, None, &request, dir.path()).expect("the export");
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("heightmap.json")).unwrap()).unwrap();
+    let maps = sidecar["maps"].as_array().expect("a maps list");
+    assert_eq!(maps.len(), DerivedMap::ALL.len());
+    for (entry, kind) in maps.iter().zip(DerivedMap::ALL) {
+        let file = format!("{}.png", kind.name());
+        assert_eq!(entry["file"], file.as_str());
+        assert!(entry["meaning"].as_str().is_some_and(|m| m.len() > 20));
+        let image = image::open(dir.path().join(&file)).expect("a readable PNG");
+        assert_eq!((image.width(), image.height()), (129, 129), "{file}");
+        let bits = entry["bits"].as_u64();
+        let sixteen = matches!(image, image::DynamicImage::ImageLuma16(_));
+        assert_eq!(bits == Some(16), sixteen, "{file}");
+        assert!(report.written.iter().any(|p| p.ends_with(&file)));
+    }
+}
+
+#[test]
+fn derived_maps_are_the_same_bytes_on_any_thread_count() {
+    let (recipe, map) = preset_at("eroded-mountains", 257);
+    let settings = MapSettings {
+        sea_level: Some(5.0),
+        ..MapSettings::default()
+    };
+    let run = |threads: usize| -> Vec<MapPixels> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            DerivedMap::ALL
+                .iter()
+                .map(|&kind| derive_map(&map, recipe.cell_size(), kind, &settings))
+                .collect()
+        })
+    };
+    let one = run(1);
+    assert_eq!(run(2), one);
+    assert_eq!(run(8), one);
+}
