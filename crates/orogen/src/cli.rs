@@ -178,6 +178,9 @@ pub struct ViewArgs {
     /// area on a log scale) tinted over the terrain and the 2D preview.
     #[arg(long)]
     pub flow_overlay: bool,
+    /// Start with lakes (each at its spill level) and rivers drawn as water.
+    #[arg(long)]
+    pub lakes_and_rivers: bool,
 }
 
 impl ViewArgs {
@@ -202,6 +205,7 @@ impl ViewArgs {
             cpu_terrain: self.cpu_terrain,
             top_texels: self.top_texels,
             flow_overlay: self.flow_overlay,
+            lakes_and_rivers: self.lakes_and_rivers,
         })
     }
 }

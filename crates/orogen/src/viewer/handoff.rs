@@ -7,6 +7,7 @@
 use super::display_data::flow::FlowField;
 use super::display_data::gpu::HeightUpload;
 use super::display_data::preview::PreviewImage;
+use super::display_data::water::WaterMesh;
 use bevy::prelude::*;
 use orogen_core::pipeline::PipelineOutput;
 use orogen_core::splat::TileSet;
@@ -48,6 +49,9 @@ pub struct Generated {
     /// the flow overlay is on, or later from the shown map when it is
     /// switched on (never by re-running the pipeline).
     pub flow: Option<Arc<FlowField>>,
+    /// The shown map's lakes and rivers as water: built with the
+    /// generation while they are shown, or later from the shown map.
+    pub water: Option<Arc<WaterMesh>>,
     /// The CPU path's splat texture as generated (untinted), so the flow
     /// overlay can be switched on and off without a job.
     pub cpu_splat: Option<Arc<PreviewImage>>,

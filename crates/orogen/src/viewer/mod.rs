@@ -52,6 +52,8 @@ pub struct ViewOptions {
     pub top_texels: bool,
     /// Start with the flow overlay on.
     pub flow_overlay: bool,
+    /// Start with lakes and rivers drawn as water.
+    pub lakes_and_rivers: bool,
 }
 
 /// Everything the interactive viewer adds on top of Bevy's default plugins.
@@ -198,9 +200,10 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
     if args.cpu_terrain {
         app.insert_resource(settings::DisplayPath::Cpu("--cpu-terrain".into()));
     }
-    if args.flow_overlay {
+    if args.flow_overlay || args.lakes_and_rivers {
         app.insert_resource(settings::ViewSettings {
-            flow_overlay: true,
+            flow_overlay: args.flow_overlay,
+            lakes_and_rivers: args.lakes_and_rivers,
             ..default()
         });
     }

@@ -53,6 +53,9 @@ pub struct ViewSettings {
     /// Tint the drainage network (log drainage area) over the terrain and
     /// the 2D preview; derived from the shown map, never regenerates.
     pub flow_overlay: bool,
+    /// Draw each lake at its own spill level and rivers along their
+    /// channels (derived from the shown map; never regenerates).
+    pub lakes_and_rivers: bool,
 }
 
 impl Default for ViewSettings {
@@ -67,6 +70,7 @@ impl Default for ViewSettings {
             shadows: true,
             preview: PreviewKind::Texture,
             flow_overlay: false,
+            lakes_and_rivers: false,
         }
     }
 }

@@ -46,7 +46,25 @@ pub fn flow_field(map: &Heightmap, cell_size: f32) -> FlowField {
             strength: orogen_core::maps::flow::flow_strength(map, cell_size),
         };
     }
-    let scale = (FLOW_MAX_SIDE - 1) as f32 / (longest - 1) as f32;
+    let (small, cell) = resampled(map, cell_size, FLOW_MAX_SIDE);
+    let (fw, fh) = (small.width(), small.height());
+    FlowField {
+        width: fw,
+        height: fh,
+        strength: orogen_core::maps::flow::flow_strength(&small, cell),
+    }
+}
+
+/// `map` resampled (bilinear, corner to corner) to at most `max_side`
+/// cells a side, with the cell size that keeps its extent; the map itself
+/// when it is no larger.
+pub fn resampled(map: &Heightmap, cell_size: f32, max_side: usize) -> (Heightmap, f32) {
+    let (w, h) = (map.width(), map.height());
+    let longest = w.max(h);
+    if longest <= max_side {
+        return (map.clone(), cell_size);
+    }
+    let scale = (max_side - 1) as f32 / (longest - 1) as f32;
     let fw = (((w - 1) as f32 * scale).round() as usize + 1).max(2);
     let fh = (((h - 1) as f32 * scale).round() as usize + 1).max(2);
     let mut data = Vec::with_capacity(fw * fh);
@@ -58,10 +76,5 @@ pub fn flow_field(map: &Heightmap, cell_size: f32) -> FlowField {
         }
     }
     let small = Heightmap::from_vec(fw, fh, data).unwrap_or_else(|| Heightmap::new(fw, fh));
-    let cell = cell_size * (w - 1) as f32 / (fw - 1) as f32;
-    FlowField {
-        width: fw,
-        height: fh,
-        strength: orogen_core::maps::flow::flow_strength(&small, cell),
-    }
+    (small, cell_size * (w - 1) as f32 / (fw - 1) as f32)
 }

@@ -2,7 +2,8 @@
 //! run inside the regeneration job (never on the main thread) and by
 //! benches: the GPU path's height texture and LOD bounds ([`gpu`],
 //! [`lod`]), the CPU path's mesh and texture ([`cpu`]), the panels'
-//! previews ([`preview`]) and the flow overlay's network ([`flow`]). No
+//! previews ([`preview`]), the flow overlay's network ([`flow`]) and the
+//! lakes and rivers drawn as water ([`water`]). No
 //! ECS: nothing here reads or writes a resource.
 
 pub mod cpu;
@@ -10,3 +11,4 @@ pub mod flow;
 pub mod gpu;
 pub mod lod;
 pub mod preview;
+pub mod water;

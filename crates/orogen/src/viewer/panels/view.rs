@@ -30,14 +30,19 @@ impl ViewPanel {
             ui.checkbox(&mut view.wireframe, "wireframe")
                 .on_hover_text("Needs a GPU with line polygon mode");
             ui.checkbox(&mut view.shadows, "shadows");
-            ui.checkbox(&mut view.water_enabled, "water");
+            ui.checkbox(&mut view.water_enabled, "water")
+                .on_hover_text("One water plane at a chosen level (a sea)");
         });
         if view.water_enabled {
             let (lo, hi) = water_range(info.generated);
             ui.add(egui::Slider::new(&mut view.water_level, lo..=hi).text("water level"));
         }
-        ui.checkbox(&mut view.flow_overlay, "flow overlay")
-            .on_hover_text(FLOW_OVERLAY_HELP);
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut view.flow_overlay, "flow overlay")
+                .on_hover_text(FLOW_OVERLAY_HELP);
+            ui.checkbox(&mut view.lakes_and_rivers, "lakes and rivers")
+                .on_hover_text(LAKES_HELP);
+        });
         ui.add(egui::Slider::new(&mut view.sun_azimuth, 0.0..=360.0).text("sun azimuth °"))
             .on_hover_text("0 = north, 90 = east");
         ui.add(egui::Slider::new(&mut view.sun_elevation, 2.0..=90.0).text("sun elevation °"));
@@ -89,6 +94,10 @@ impl ViewPanel {
         }
     }
 }
+
+const LAKES_HELP: &str = "Each closed basin filled to its spill level and rivers along their \
+     channels, as `orogen generate --maps lakes,rivers` writes them. Derived from the shown map; \
+     never regenerates.";
 
 const FLOW_OVERLAY_HELP: &str = "Tint the drainage network blue over the terrain and the preview: \
      how much area drains through each point, on a log scale from 500 square world units \

@@ -12,15 +12,27 @@ use crate::viewer::display_data::preview::{
     HISTOGRAM_BINS, PreviewImage, downsample_rgba, grey_preview, histogram, paint_preview,
     resample_for_preview,
 };
+use crate::viewer::display_data::water::water_mesh;
 use crate::viewer::handoff::{Generated, ShownBands};
 use crate::viewer::settings::DisplayPath;
 use bevy::prelude::*;
 use orogen_core::Recipe;
+use orogen_core::maps::MapSettings;
 use orogen_core::mesh::build_mesh;
 use orogen_core::pipeline::PipelineOutput;
 use orogen_core::splat::{TileImages, render_splat};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The derived layers a level builds with its display, as wished when it
+/// is built (switching one on later builds it from the shown map).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Layers {
+    /// The flow overlay's drainage network.
+    pub flow: bool,
+    /// Lakes and rivers as water.
+    pub water: bool,
+}
 
 /// What one level hands the main thread: the panels' facts, and either
 /// the CPU mesh and texture or the GPU path's height texture.
@@ -34,7 +46,7 @@ pub struct DisplayBuild {
 
 /// Builds the display of `output`, generated from `recipe`: the final map,
 /// or the map after stage `stage` when that is an earlier one. Tile images
-/// come with the warnings of loading them. With `with_flow` (the flow
+/// come with the warnings of loading them. With `layers.flow` (the flow
 /// overlay is on) the drainage network is built too, and the CPU path's
 /// texture is uploaded tinted. A map the splat cannot paint (no tiles) is
 /// an error, as is any other job failure.
@@ -45,7 +57,7 @@ pub fn build_display(
     (images, warnings): (Arc<TileImages>, Vec<String>),
     path: &DisplayPath,
     export_size: (u32, u32),
-    with_flow: bool,
+    layers: Layers,
 ) -> Result<DisplayBuild, String> {
     let last_stage = output.stages.len().checked_sub(1);
     let shown_stage = stage.filter(|&s| Some(s) < last_stage);
@@ -83,7 +95,10 @@ pub fn build_display(
         ..ShownBands::default()
     };
     let cell = recipe.cell_size();
-    if with_flow {
+    if layers.water {
+        generated.water = Some(Arc::new(water_mesh(&map, cell, &MapSettings::default())));
+    }
+    if layers.flow {
         generated.flow = Some(Arc::new(flow_field(&map, cell)));
     }
 

@@ -3,7 +3,7 @@
 //! a level's outcome reaches the main thread.
 
 use super::cache::JobCache;
-use super::display::{DisplayBuild, build_display};
+use super::display::{DisplayBuild, Layers, build_display};
 use crate::viewer::sampling::PreviewSampling;
 use crate::viewer::settings::DisplayPath;
 use bevy::prelude::*;
@@ -133,12 +133,13 @@ pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// Shows the request at each level in turn, leaving each finished level
 /// in `slot`; stops at a failure or when cancelled. Each level builds the
-/// flow overlay's network if `flow` says so as it is built.
+/// flow overlay's network and the water if `flow` and `water` say so as
+/// it is built.
 pub(super) fn run_levels(
     shared: &Mutex<JobCache>,
     request: &JobRequest,
     levels: &[u32],
-    (cancel, flow): (&AtomicBool, &AtomicBool),
+    (cancel, flow, water): (&AtomicBool, &AtomicBool, &AtomicBool),
     slot: &Mutex<Option<LevelResult>>,
 ) {
     let keep: Vec<(u32, u32)> = levels
@@ -155,8 +156,11 @@ pub(super) fn run_levels(
         }
         let start = Instant::now();
         let recipe = PreviewSampling::level_recipe(&request.recipe, side);
-        let with_flow = flow.load(Ordering::Relaxed);
-        let build = run_level(shared, request, &recipe, cancel, with_flow);
+        let layers = Layers {
+            flow: flow.load(Ordering::Relaxed),
+            water: water.load(Ordering::Relaxed),
+        };
+        let build = run_level(shared, request, &recipe, cancel, layers);
         let build = match build {
             Err(LevelFailure::Cancelled) => return,
             Err(LevelFailure::Failed(message)) => Err(message),
@@ -180,7 +184,7 @@ pub(super) fn run_level(
     request: &JobRequest,
     recipe: &Recipe,
     cancel: &AtomicBool,
-    with_flow: bool,
+    layers: Layers,
 ) -> Result<DisplayBuild, LevelFailure> {
     let mut cache = lock(shared);
     if cache.base_dir != request.base_dir {
@@ -214,7 +218,7 @@ pub(super) fn run_level(
         images,
         &request.path,
         export,
-        with_flow,
+        layers,
     )
     .map_err(LevelFailure::Failed)
 }

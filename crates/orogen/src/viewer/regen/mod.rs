@@ -13,8 +13,8 @@
 //! of an old edit never replaces a coarse level of a new one.
 //!
 //! Also here: band-only edits on the GPU path ([`bands`]), which need no
-//! job, and the flow overlay's network for a map built without it
-//! ([`flow`]). Regeneration is the only writer of the handoff resources.
+//! job, and the flow overlay's network and the lakes and rivers for a map
+//! built without them ([`flow`], [`water`]). Regeneration is the only writer of the handoff resources.
 //!
 //! This plugin needs no window or GPU: it works under `MinimalPlugins`.
 
@@ -23,6 +23,8 @@ pub mod cache;
 pub mod display;
 pub mod flow;
 pub mod job;
+pub mod layer_job;
+pub mod water;
 
 use super::document::{EditedRecipe, RecipeSource};
 use super::handoff::{Generated, PendingUpload, ShownBands};
@@ -41,6 +43,7 @@ use orogen_core::recipe::default_memory_limit;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
+use water::{WaterJob, WaterWanted};
 
 pub struct RegenerationPlugin;
 
@@ -59,15 +62,19 @@ impl Plugin for RegenerationPlugin {
             .init_resource::<DisplayPath>()
             .init_resource::<FlowWanted>()
             .init_resource::<FlowJob>()
+            .init_resource::<WaterWanted>()
+            .init_resource::<WaterJob>()
             .add_systems(
                 Update,
                 (
-                    flow::want_flow_with_jobs.in_set(ViewerSystems::Edit),
+                    (flow::want_flow_with_jobs, water::want_water_with_jobs)
+                        .in_set(ViewerSystems::Edit),
                     (
                         start_job_on_edit,
                         collect_finished_job,
                         bands::repaint_preview_on_band_edit,
                         flow::compute_missing_flow,
+                        water::compute_missing_water,
                     )
                         .chain()
                         .in_set(ViewerSystems::Regenerate),
@@ -97,7 +104,7 @@ fn start_job_on_edit(
     path: Res<DisplayPath>,
     sampling: Res<PreviewSampling>,
     pipeline: Res<SharedPipeline>,
-    flow: Res<FlowWanted>,
+    (flow, water): (Res<FlowWanted>, Res<WaterWanted>),
     mut job: ResMut<RegenJob>,
     mut generated: ResMut<Generated>,
     mut bands: ResMut<ShownBands>,
@@ -154,12 +161,13 @@ fn start_job_on_edit(
     let flag = cancel.clone();
     let slot = job.slot.clone();
     let flow = flow.0.clone();
+    let water = water.0.clone();
     let task = AsyncComputeTaskPool::get().spawn(async move {
         // A stage that panics must not take the viewer down (a panicking
         // task would panic again when polled on the main thread): report
         // it like any other failed generation.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_levels(&shared, &request, &levels, (&flag, &flow), &slot)
+            run_levels(&shared, &request, &levels, (&flag, &flow, &water), &slot)
         }));
         if let Err(payload) = outcome {
             let message = format!("generation failed: {}", panic_text(payload.as_ref()));
