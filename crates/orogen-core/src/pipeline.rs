@@ -5,7 +5,8 @@ use crate::heightmap::Heightmap;
 use crate::hugepages::{lazily_zeroed_f32, zeroed_in_parallel};
 use crate::recipe::{Recipe, StageEntry};
 use crate::rng::stage_rng;
-use crate::stages::{EarlierStages, StageContext, StageError};
+use crate::stages::{EarlierStages, Stage, StageContext, StageError};
+use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -302,7 +303,30 @@ const LAZY_MAP_BYTES: usize = 64 << 20;
 pub fn run_once(
     recipe: &Recipe,
     base_dir: Option<PathBuf>,
+    hooks: RunHooks<'_>,
+) -> Result<PipelineOutput, PipelineError> {
+    run_once_into(recipe, base_dir, hooks, None)
+}
+
+/// [`run_once`], also recording what the erosion stages took away and
+/// laid down ([`ErosionRecord`]), for the `wear` and `deposition` maps.
+/// Costs a copy of the map before each erosion stage and one map of
+/// sums; the final map is the same bytes as [`run_once`]'s.
+pub fn run_once_recording(
+    recipe: &Recipe,
+    base_dir: Option<PathBuf>,
+    hooks: RunHooks<'_>,
+) -> Result<(PipelineOutput, ErosionRecord), PipelineError> {
+    let mut record = ErosionRecord::new(recipe.width as usize, recipe.height as usize);
+    let output = run_once_into(recipe, base_dir, hooks, Some(&mut record))?;
+    Ok((output, record.finished()))
+}
+
+fn run_once_into(
+    recipe: &Recipe,
+    base_dir: Option<PathBuf>,
     mut hooks: RunHooks<'_>,
+    mut record: Option<&mut ErosionRecord>,
 ) -> Result<PipelineOutput, PipelineError> {
     let count = recipe.stages.len();
     let (width, height) = (recipe.width as usize, recipe.height as usize);
@@ -321,9 +345,22 @@ pub fn run_once(
     let mut map =
         Heightmap::from_vec(width, height, data).unwrap_or_else(|| Heightmap::new(width, height));
     let mut timings = Vec::with_capacity(count);
+    // The map before an erosion stage, reused by every one of them.
+    let mut before: Vec<f32> = Vec::new();
     for (index, entry) in recipe.stages.iter().enumerate() {
         hooks.before_stage(index, count)?;
         let start = Instant::now();
+        let recorded = match record.as_deref_mut() {
+            Some(record) if entry.enabled && is_erosion(&entry.stage) => Some(record),
+            _ => None,
+        };
+        if recorded.is_some() {
+            before.resize(map.data().len(), 0.0);
+            before
+                .par_iter_mut()
+                .zip(map.data().par_iter())
+                .for_each(|(b, &h)| *b = h);
+        }
         if entry.enabled {
             apply_stage(
                 recipe,
@@ -333,6 +370,9 @@ pub fn run_once(
                 hooks.cancel,
                 &mut map,
             )?;
+        }
+        if let Some(record) = recorded {
+            record.add(entry.stage.kind(), &before, map.data());
         }
         timings.push(start.elapsed().as_secs_f64() * 1000.0);
     }
@@ -354,6 +394,93 @@ pub fn run_once(
         map,
         first_rerun: 0,
     })
+}
+
+/// Whether `stage` moves material (wear and deposition) rather than
+/// shaping or rescaling the map.
+pub fn is_erosion(stage: &Stage) -> bool {
+    matches!(
+        stage,
+        Stage::HydraulicErosion(_) | Stage::FluvialErosion(_) | Stage::ThermalErosion(_)
+    )
+}
+
+/// What a run's erosion stages changed, cell by cell: the sum over them
+/// of each one's output minus its input, taken as it ran, so stages after
+/// it (a Normalize rescaling the map) do not change it. World units;
+/// negative where material was worn away, positive where it was laid down.
+#[derive(Clone, PartialEq)]
+pub struct ErosionRecord {
+    width: usize,
+    height: usize,
+    change: Vec<f32>,
+    stages: Vec<&'static str>,
+}
+
+impl ErosionRecord {
+    /// A record of no change yet for a `width x height` map.
+    pub fn new(width: usize, height: usize) -> Self {
+        Self {
+            width,
+            height,
+            // Allocated at the first erosion stage: a run without one
+            // pays for its zeros only when they are asked for.
+            change: Vec::new(),
+            stages: Vec::new(),
+        }
+    }
+
+    /// Adds one erosion stage (`kind`) that turned `before` into `after`.
+    /// Each cell is its own sum, in stage order: the same bytes on any
+    /// thread count.
+    pub fn add(&mut self, kind: &'static str, before: &[f32], after: &[f32]) {
+        let cells = self.width * self.height;
+        self.change.resize(cells, 0.0);
+        self.change
+            .par_iter_mut()
+            .zip(before.par_iter().zip(after.par_iter()))
+            .for_each(|(c, (&b, &a))| *c += a - b);
+        self.stages.push(kind);
+    }
+
+    /// The record with every cell present (zeros when no stage eroded).
+    fn finished(mut self) -> Self {
+        self.change.resize(self.width * self.height, 0.0);
+        self
+    }
+
+    /// Cells west to east.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Cells north to south.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// The change of each cell in world units, row-major (empty until a
+    /// stage was added, when not from [`run_once_recording`]).
+    pub fn change(&self) -> &[f32] {
+        &self.change
+    }
+
+    /// The kinds of the erosion stages that ran, in recipe order; empty
+    /// when the recipe has none (enabled).
+    pub fn stages(&self) -> &[&'static str] {
+        &self.stages
+    }
+}
+
+impl std::fmt::Debug for ErosionRecord {
+    // A summary: the cells would fill a terminal.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ErosionRecord")
+            .field("width", &self.width)
+            .field("height", &self.height)
+            .field("stages", &self.stages)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Runs a recipe once, without a cache, keeping every stage's map (for

@@ -13,12 +13,13 @@ use orogen_core::io::mesh_export::MeshPlan;
 use orogen_core::io::tiled_export::parse_map_tiles;
 use orogen_core::maps::{DerivedMap, MapSettings};
 use orogen_core::params::Span;
-use orogen_core::pipeline::{RunHooks, run_once};
+use orogen_core::pipeline::{RunHooks, run_once, run_once_recording};
 use orogen_core::presets;
 use orogen_core::recipe::{Recipe, default_memory_limit};
 use orogen_core::splat::builtin_tiles::{BUILTIN_TILES, builtin_tile};
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Parser, Debug)]
@@ -129,8 +130,9 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub mesh_size: Option<String>,
     /// Also write maps derived from the terrain, each a grey PNG of the
-    /// map's size: flow, wetness, lakes, rivers, curvature, occlusion (or
-    /// all), comma-separated; heightmap.json says what their pixels mean.
+    /// map's size: flow, wetness, lakes, rivers, curvature, occlusion,
+    /// wear, deposition (or all), comma-separated; heightmap.json says
+    /// what their pixels mean.
     #[arg(long, value_name = "LIST")]
     pub maps: Option<String>,
     /// World height at or below which the derived maps count the sea
@@ -347,7 +349,7 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         .unwrap_or_else(default_memory_limit);
     check_runnable(&mut recipe, limit, "raise it with --memory-limit")
         .map_err(|e| e.to_string())?;
-    let request = export_request(args, &recipe, engine)?;
+    let mut request = export_request(args, &recipe, engine)?;
     if let Some((tw, th)) = request.texture {
         let need = recipe.estimated_peak_bytes()
             + Recipe::estimated_texture_bytes(tw, th, recipe.tiles.tiles.len());
@@ -371,15 +373,20 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
     };
     let start = Instant::now();
     // One run for the final map: stages work in place, no per-stage copies.
-    let output = run_once(
-        &recipe,
-        base_dir.clone(),
-        RunHooks {
-            cancel: None,
-            progress: Some(&mut on_stage),
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let hooks = RunHooks {
+        cancel: None,
+        progress: Some(&mut on_stage),
+    };
+    // What the erosion stages changed is kept only when a map needs it:
+    // it costs a copy of the map per erosion stage.
+    let output = if request.maps.iter().any(|m| m.needs_erosion_record()) {
+        let (output, record) =
+            run_once_recording(&recipe, base_dir.clone(), hooks).map_err(|e| e.to_string())?;
+        request.erosion = Some(Arc::new(record));
+        output
+    } else {
+        run_once(&recipe, base_dir.clone(), hooks).map_err(|e| e.to_string())?
+    };
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
@@ -493,6 +500,7 @@ fn export_request(
             sea_level: args.sea_level,
             ..MapSettings::default()
         },
+        erosion: None,
     };
     match engine {
         Some(engine) => request.for_engine(engine, w, h).map_err(|e| e.to_string()),

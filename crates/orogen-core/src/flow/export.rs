@@ -18,6 +18,7 @@ use crate::io::sidecar::{HeightFileInfo, Sidecar};
 use crate::io::tiled_export::{MapTileGrid, MapTileGridInfo, add_map_tile_files};
 use crate::maps::{DerivedMap, MapSettings};
 use crate::params::Span;
+use crate::pipeline::ErosionRecord;
 use crate::recipe::Recipe;
 use crate::splat::{TileImages, add_texture_files, render_splat};
 use rayon::prelude::*;
@@ -50,6 +51,10 @@ pub struct ExportRequest {
     pub maps: Vec<DerivedMap>,
     /// What the derived maps are computed with (sea level, rivers).
     pub map_settings: MapSettings,
+    /// What the erosion stages changed in the run that made the map
+    /// ([`run_once_recording`](crate::pipeline::run_once_recording)): the
+    /// source of `wear` and `deposition`, which are refused without it.
+    pub erosion: Option<Arc<ErosionRecord>>,
 }
 
 impl ExportRequest {
@@ -290,6 +295,8 @@ pub fn export_map(
     request: &ExportRequest,
     dir: &Path,
 ) -> Result<ExportReport, ExportError> {
+    // Before any file is started: a map without its source writes nothing.
+    super::map_files::check_erosion_record(map, &request.maps, request.erosion.as_deref())?;
     let opts = &request.options;
     let mut timings = Vec::new();
     let start = Instant::now();
@@ -334,6 +341,7 @@ pub fn export_map(
     let mut maps_json = None;
     if !request.maps.is_empty() {
         let start = Instant::now();
+        let erosion = request.erosion.as_deref();
         maps_json = Some(super::map_files::add_map_files(
             &mut bundle,
             map,
@@ -341,7 +349,15 @@ pub fn export_map(
             opts.flip_y,
             &request.maps,
             &request.map_settings,
+            erosion,
         )?);
+        if erosion.is_some_and(|r| r.stages().is_empty())
+            && request.maps.iter().any(|m| m.needs_erosion_record())
+        {
+            warnings.push(
+                "the recipe has no erosion stage: wear.png and deposition.png are empty".into(),
+            );
+        }
         timings.push(("maps", millis_since(start)));
     }
     let mut tiles_grid = None;

@@ -4,14 +4,18 @@
 
 use crate::heightmap::Heightmap;
 use crate::io::bundle::ExportBundle;
-use crate::io::errors::EncodeError;
+use crate::io::errors::{EncodeError, ExportError};
 use crate::io::height_files::{encode_png, encode_png16};
-use crate::maps::{DerivedMap, MapPixels, MapSettings, derive_map};
+use crate::maps::derived::erosion_pixels;
+use crate::maps::{DerivedMap, MapListError, MapPixels, MapSettings, derive_map};
+use crate::pipeline::ErosionRecord;
 use image::ExtendedColorType;
 use rayon::prelude::*;
 
 /// Adds `<map>.png` for each of `maps` to `bundle`; returns their
-/// meanings (file, bits, encoding, units) for `heightmap.json`.
+/// meanings (file, bits, encoding, units) for `heightmap.json`. `wear`
+/// and `deposition` come from `erosion`, the record of the run that made
+/// `map`, and are refused without one.
 pub fn add_map_files(
     bundle: &mut ExportBundle,
     map: &Heightmap,
@@ -19,13 +23,23 @@ pub fn add_map_files(
     flip_y: bool,
     maps: &[DerivedMap],
     settings: &MapSettings,
-) -> Result<serde_json::Value, EncodeError> {
+    erosion: Option<&ErosionRecord>,
+) -> Result<serde_json::Value, ExportError> {
+    check_erosion_record(map, maps, erosion)?;
     // Each map is its own routing or filter over the same heights: they
     // run side by side, and each alone is deterministic.
-    let files: Vec<Result<(String, Vec<u8>), EncodeError>> = maps
+    let files: Vec<Result<(String, Vec<u8>), ExportError>> = maps
         .par_iter()
         .map(|&kind| {
-            let png = match derive_map(map, cell_size, kind, settings) {
+            let pixels = match erosion {
+                Some(record) if kind.needs_erosion_record() => {
+                    erosion_pixels(record.change(), kind)
+                }
+                _ => derive_map(map, cell_size, kind, settings),
+            };
+            let pixels =
+                pixels.ok_or_else(|| MapListError::NoErosionRecord(kind.name().to_string()))?;
+            let png = match pixels {
                 MapPixels::Grey16(values) => encode_png16(&values, map.width(), flip_y)?,
                 MapPixels::Grey8(mut values) => {
                     if flip_y {
@@ -51,6 +65,37 @@ pub fn add_map_files(
         }
     }
     Ok(value)
+}
+
+/// Refuses maps that need the erosion record when there is none, or
+/// one of another size than `map`.
+pub fn check_erosion_record(
+    map: &Heightmap,
+    maps: &[DerivedMap],
+    erosion: Option<&ErosionRecord>,
+) -> Result<(), MapListError> {
+    let needing: Vec<&str> = maps
+        .iter()
+        .filter(|m| m.needs_erosion_record())
+        .map(|m| m.name())
+        .collect();
+    if needing.is_empty() {
+        return Ok(());
+    }
+    let Some(record) = erosion else {
+        return Err(MapListError::NoErosionRecord(needing.join(",")));
+    };
+    let (record_size, map_size) = (
+        (record.width(), record.height()),
+        (map.width(), map.height()),
+    );
+    if record_size != map_size || record.change().len() != map.data().len() {
+        return Err(MapListError::ErosionRecordSize {
+            record: record_size,
+            map: map_size,
+        });
+    }
+    Ok(())
 }
 
 /// Reverses the order of `values`' rows of `width` samples.

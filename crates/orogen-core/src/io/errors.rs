@@ -249,6 +249,9 @@ pub enum ExportError {
     /// `recipe.ron` could not be written.
     #[error(transparent)]
     Recipe(#[from] RecipeError),
+    /// A derived map that cannot be made from what the export was given.
+    #[error(transparent)]
+    Maps(#[from] crate::maps::MapListError),
     /// The output folder's path is a file.
     #[error(
         "output folder {} is a file; give a folder (it is created if missing)",

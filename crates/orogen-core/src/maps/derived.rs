@@ -1,6 +1,9 @@
 //! The derived maps an export can write beside the heights, each as a
 //! grey PNG of the export's size with a fixed, documented encoding, so a
-//! value means the same at every size and in every world.
+//! value means the same at every size and in every world. Most come from
+//! the final heights ([`derive_map`]); `wear` and `deposition` come from
+//! what the erosion stages changed as they ran ([`erosion_pixels`]),
+//! which the final heights no longer show.
 
 use super::curvature::convexity;
 use super::flow::strength_of_area;
@@ -9,6 +12,7 @@ use super::occlusion::sky_visibility;
 use super::rivers::{RiverRule, drainage_area, river_weights};
 use super::wetness::spread_drainage_area;
 use crate::Heightmap;
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// A map derived from the terrain.
@@ -26,6 +30,10 @@ pub enum DerivedMap {
     Curvature,
     /// Sky visibility (ambient occlusion).
     Occlusion,
+    /// Material the erosion stages wore away.
+    Wear,
+    /// Material the erosion stages laid down.
+    Deposition,
 }
 
 /// Convexity (1/world units) drawn at full scale in `curvature.png`.
@@ -34,10 +42,25 @@ pub const CURVATURE_FULL_SCALE: f32 = 0.5;
 pub const FLOW_STEPS_PER_DOUBLING: f32 = 2048.0;
 /// Steps per world unit of depth in `lakes.png` (centimetres for metres).
 pub const LAKE_STEPS_PER_UNIT: f32 = 100.0;
+/// Steps per world unit of material in `wear.png` and `deposition.png`
+/// (centimetres for metres).
+pub const EROSION_STEPS_PER_UNIT: f32 = 100.0;
 
 impl DerivedMap {
     /// Every map, in the order exports list them.
-    pub const ALL: [DerivedMap; 6] = [
+    pub const ALL: [DerivedMap; 8] = [
+        DerivedMap::Flow,
+        DerivedMap::Wetness,
+        DerivedMap::Lakes,
+        DerivedMap::Rivers,
+        DerivedMap::Curvature,
+        DerivedMap::Occlusion,
+        DerivedMap::Wear,
+        DerivedMap::Deposition,
+    ];
+
+    /// The maps [`derive_map`] makes from the final heights alone.
+    pub const FROM_HEIGHTS: [DerivedMap; 6] = [
         DerivedMap::Flow,
         DerivedMap::Wetness,
         DerivedMap::Lakes,
@@ -45,6 +68,12 @@ impl DerivedMap {
         DerivedMap::Curvature,
         DerivedMap::Occlusion,
     ];
+
+    /// Whether the map needs the erosion stages' record of the run
+    /// ([`erosion_pixels`]) rather than the final heights.
+    pub fn needs_erosion_record(self) -> bool {
+        matches!(self, DerivedMap::Wear | DerivedMap::Deposition)
+    }
 
     /// The name used on the command line and as the file's stem.
     pub fn name(self) -> &'static str {
@@ -55,6 +84,8 @@ impl DerivedMap {
             DerivedMap::Rivers => "rivers",
             DerivedMap::Curvature => "curvature",
             DerivedMap::Occlusion => "occlusion",
+            DerivedMap::Wear => "wear",
+            DerivedMap::Deposition => "deposition",
         }
     }
 
@@ -121,6 +152,20 @@ impl DerivedMap {
                 "sky visibility from horizons in eight directions: 255 open sky, 0 none",
                 "weight",
             ),
+            DerivedMap::Wear => (
+                16,
+                "material worn away by the erosion stages (hydraulic, fluvial, thermal), \
+                 summed over them as each ran, so later stages such as normalize do not \
+                 rescale it: v = round(100 · metres), clamped at 65535; 0 where none was removed",
+                "world units (centimetres for metres)",
+            ),
+            DerivedMap::Deposition => (
+                16,
+                "material laid down by the erosion stages (hydraulic, fluvial, thermal), \
+                 summed over them as each ran, so later stages such as normalize do not \
+                 rescale it: v = round(100 · metres), clamped at 65535; 0 where none was added",
+                "world units (centimetres for metres)",
+            ),
         };
         MapMeaning {
             file: format!("{}.png", self.name()),
@@ -131,12 +176,30 @@ impl DerivedMap {
     }
 }
 
-/// A `--maps` list that names a map orogen does not derive.
+/// A `--maps` list that names a map orogen does not derive, or one it
+/// cannot make from what the export was given.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MapListError {
     /// The item not understood, trimmed.
     #[error("--maps: unknown map {item:?} (choose from {names}, or all)", item = .0, names = map_names())]
     Unknown(String),
+    /// Maps that need the erosion stages' record of the run (these names,
+    /// comma-separated), asked of an export given only the final map.
+    #[error(
+        "--maps {0}: needs the record of what the erosion stages changed while the map was made, and this export has only the final map"
+    )]
+    NoErosionRecord(String),
+    /// An erosion record made at another size than the exported map.
+    #[error(
+        "--maps: the erosion record is {}x{} but the map is {}x{}; record the run that made this map",
+        .record.0, .record.1, .map.0, .map.1
+    )]
+    ErosionRecordSize {
+        /// The record's cells (width, height).
+        record: (usize, usize),
+        /// The map's cells (width, height).
+        map: (usize, usize),
+    },
 }
 
 fn map_names() -> String {
@@ -188,15 +251,16 @@ pub enum MapPixels {
 }
 
 /// Computes `kind` over `map` (cells `cell_size` world units apart) and
-/// encodes it as [`DerivedMap::meaning`] says.
+/// encodes it as [`DerivedMap::meaning`] says; `None` for the maps the
+/// final heights cannot give ([`DerivedMap::needs_erosion_record`]).
 pub fn derive_map(
     map: &Heightmap,
     cell_size: f32,
     kind: DerivedMap,
     settings: &MapSettings,
-) -> MapPixels {
+) -> Option<MapPixels> {
     let to8 = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
-    match kind {
+    Some(match kind {
         DerivedMap::Flow => MapPixels::Grey16(
             drainage_area(map, cell_size, settings.sea_level)
                 .into_iter()
@@ -243,7 +307,30 @@ pub fn derive_map(
                 .map(to8)
                 .collect(),
         ),
-    }
+        DerivedMap::Wear | DerivedMap::Deposition => return None,
+    })
+}
+
+/// Encodes `wear` or `deposition` from `change`, each cell's height
+/// change by the erosion stages in world units (negative = worn away),
+/// as [`DerivedMap::meaning`] says; `None` for the other maps.
+pub fn erosion_pixels(change: &[f32], kind: DerivedMap) -> Option<MapPixels> {
+    let sign = match kind {
+        DerivedMap::Wear => -1.0,
+        DerivedMap::Deposition => 1.0,
+        _ => return None,
+    };
+    // Cells are independent: the same bytes on any thread count.
+    Some(MapPixels::Grey16(
+        change
+            .par_iter()
+            .map(|&c| {
+                (sign * c * EROSION_STEPS_PER_UNIT)
+                    .round()
+                    .clamp(0.0, 65535.0) as u16
+            })
+            .collect(),
+    ))
 }
 
 #[cfg(test)]
@@ -260,7 +347,7 @@ mod tests {
                 DerivedMap::Rivers
             ])
         );
-        assert_eq!(DerivedMap::parse_list("all").map(|l| l.len()), Ok(6));
+        assert_eq!(DerivedMap::parse_list("all").map(|l| l.len()), Ok(8));
         let error = DerivedMap::parse_list("lakes,moss").unwrap_err();
         assert_eq!(error, MapListError::Unknown("moss".into()));
         let error = error.to_string();
@@ -276,8 +363,16 @@ mod tests {
         let size = 17;
         let data: Vec<f32> = (0..size * size).map(|i| ((i * 37) % 23) as f32).collect();
         let map = Heightmap::from_vec(size, size, data).unwrap_or_else(|| Heightmap::new(1, 1));
+        let change: Vec<f32> = map.data().iter().map(|h| h - 11.0).collect();
         for kind in DerivedMap::ALL {
-            let pixels = derive_map(&map, 2.0, kind, &MapSettings::default());
+            let pixels = if kind.needs_erosion_record() {
+                assert_eq!(derive_map(&map, 2.0, kind, &MapSettings::default()), None);
+                erosion_pixels(&change, kind)
+            } else {
+                assert_eq!(erosion_pixels(&change, kind), None);
+                derive_map(&map, 2.0, kind, &MapSettings::default())
+            }
+            .expect("every map comes from one of the two");
             let (len, bits) = match &pixels {
                 MapPixels::Grey8(v) => (v.len(), 8),
                 MapPixels::Grey16(v) => (v.len(), 16),
@@ -293,7 +388,8 @@ mod tests {
         let data: Vec<f32> = (0..size * size).map(|i| -((i / size) as f32)).collect();
         let map = Heightmap::from_vec(size, size, data).unwrap_or_else(|| Heightmap::new(1, 1));
         let area = drainage_area(&map, 3.0, None);
-        let MapPixels::Grey16(v) = derive_map(&map, 3.0, DerivedMap::Flow, &MapSettings::default())
+        let Some(MapPixels::Grey16(v)) =
+            derive_map(&map, 3.0, DerivedMap::Flow, &MapSettings::default())
         else {
             panic!("flow is 16-bit");
         };
@@ -301,5 +397,19 @@ mod tests {
             let decoded = (f32::from(*p) / FLOW_STEPS_PER_DOUBLING).exp2() - 1.0;
             assert!((decoded - a).abs() <= a * 1e-3 + 1e-3, "{decoded} vs {a}");
         }
+    }
+
+    #[test]
+    fn wear_and_deposition_are_centimetres_of_each_sign_clamped() {
+        let change = [-1.234, 0.0, 2.5, -0.004, 0.006, 1000.0, -700.0, f32::NAN];
+        let Some(MapPixels::Grey16(wear)) = erosion_pixels(&change, DerivedMap::Wear) else {
+            panic!("wear is 16-bit");
+        };
+        let Some(MapPixels::Grey16(deposition)) = erosion_pixels(&change, DerivedMap::Deposition)
+        else {
+            panic!("deposition is 16-bit");
+        };
+        assert_eq!(wear, [123, 0, 0, 0, 0, 0, 65535, 0]);
+        assert_eq!(deposition, [0, 0, 250, 0, 1, 65535, 0, 0]);
     }
 }
