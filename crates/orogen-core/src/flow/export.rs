@@ -1,6 +1,7 @@
 //! The flow's second half: every requested file built in memory, then
 //! written together into one folder, each atomically.
 
+use super::map_layers::MapLayerPlan;
 use crate::heightmap::Heightmap;
 use crate::hugepages::PageAligned;
 use crate::io::bundle::{
@@ -47,7 +48,8 @@ pub struct ExportRequest {
     /// its import-dialog numbers go into the sidecar and the report.
     pub engine: Option<Engine>,
     /// Derived maps written beside the heights (`--maps`), each a grey
-    /// PNG of the map's size.
+    /// PNG of the map's size; with an `engine`, also as its terrain layers
+    /// ([`map_layers`](super::map_layers)).
     pub maps: Vec<DerivedMap>,
     /// What the derived maps are computed with (sea level, rivers).
     pub map_settings: MapSettings,
@@ -342,6 +344,15 @@ pub fn export_map(
     if !request.maps.is_empty() {
         let start = Instant::now();
         let erosion = request.erosion.as_deref();
+        // An engine's layers; Unity's alphamaps share the splat textures'
+        // size (the alphamap resolution), one texel narrower than the map.
+        let layers = request.engine.map(|engine| MapLayerPlan {
+            engine,
+            alpha_size: request.texture.unwrap_or((
+                map.width().saturating_sub(1),
+                map.height().saturating_sub(1),
+            )),
+        });
         maps_json = Some(super::map_files::add_map_files(
             &mut bundle,
             map,
@@ -350,6 +361,7 @@ pub fn export_map(
             &request.maps,
             &request.map_settings,
             erosion,
+            layers.as_ref(),
         )?);
         if erosion.is_some_and(|r| r.stages().is_empty())
             && request.maps.iter().any(|m| m.needs_erosion_record())

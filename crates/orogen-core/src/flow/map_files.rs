@@ -2,6 +2,7 @@
 //! map at the export's size, rows in the height files' order, and what
 //! their pixels mean for the sidecar.
 
+use super::map_layers::{MapLayerPlan, add_map_layers};
 use crate::heightmap::Heightmap;
 use crate::io::bundle::ExportBundle;
 use crate::io::errors::{EncodeError, ExportError};
@@ -12,10 +13,12 @@ use crate::pipeline::ErosionRecord;
 use image::ExtendedColorType;
 use rayon::prelude::*;
 
-/// Adds `<map>.png` for each of `maps` to `bundle`; returns their
-/// meanings (file, bits, encoding, units) for `heightmap.json`. `wear`
-/// and `deposition` come from `erosion`, the record of the run that made
-/// `map`, and are refused without one.
+/// Adds `<map>.png` for each of `maps` to `bundle`, and with `layers`
+/// the engine's layer files ([`add_map_layers`]); returns their meanings
+/// (file, bits, encoding, units, the engine layer) for `heightmap.json`.
+/// `wear` and `deposition` come from `erosion`, the record of the run
+/// that made `map`, and are refused without one.
+#[allow(clippy::too_many_arguments)]
 pub fn add_map_files(
     bundle: &mut ExportBundle,
     map: &Heightmap,
@@ -24,11 +27,12 @@ pub fn add_map_files(
     maps: &[DerivedMap],
     settings: &MapSettings,
     erosion: Option<&ErosionRecord>,
+    layers: Option<&MapLayerPlan>,
 ) -> Result<serde_json::Value, ExportError> {
     check_erosion_record(map, maps, erosion)?;
     // Each map is its own routing or filter over the same heights: they
     // run side by side, and each alone is deterministic.
-    let files: Vec<Result<(String, Vec<u8>), ExportError>> = maps
+    let pixels: Vec<Result<(DerivedMap, MapPixels), MapListError>> = maps
         .par_iter()
         .map(|&kind| {
             let pixels = match erosion {
@@ -37,24 +41,28 @@ pub fn add_map_files(
                 }
                 _ => derive_map(map, cell_size, kind, settings),
             };
-            let pixels =
-                pixels.ok_or_else(|| MapListError::NoErosionRecord(kind.name().to_string()))?;
-            let png = match pixels {
-                MapPixels::Grey16(values) => encode_png16(&values, map.width(), flip_y)?,
-                MapPixels::Grey8(mut values) => {
-                    if flip_y {
-                        flip_rows(&mut values, map.width());
-                    }
-                    encode_png(&values, map.width(), map.height(), ExtendedColorType::L8)?
+            pixels
+                .map(|p| (kind, p))
+                .ok_or_else(|| MapListError::NoErosionRecord(kind.name().to_string()))
+        })
+        .collect();
+    let pixels = pixels.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let files: Vec<Result<Vec<u8>, EncodeError>> = pixels
+        .par_iter()
+        .map(|(_, pixels)| match pixels {
+            MapPixels::Grey16(values) => encode_png16(values, map.width(), flip_y),
+            MapPixels::Grey8(values) => {
+                let mut rows = values.clone();
+                if flip_y {
+                    flip_rows(&mut rows, map.width());
                 }
-            };
-            Ok((kind.meaning().file, png))
+                encode_png(&rows, map.width(), map.height(), ExtendedColorType::L8)
+            }
         })
         .collect();
     let mut meanings = Vec::with_capacity(maps.len());
     for (kind, file) in maps.iter().zip(files) {
-        let (name, png) = file?;
-        bundle.add(name, png);
+        bundle.add(kind.meaning().file, file?);
         meanings.push(kind.meaning());
     }
     let mut value =
@@ -63,6 +71,9 @@ pub fn add_map_files(
         for entry in list {
             entry["sea_level"] = serde_json::json!(sea);
         }
+    }
+    if let (Some(plan), Some(entries)) = (layers, value.as_array_mut()) {
+        add_map_layers(bundle, plan, &pixels, map.width(), flip_y, entries)?;
     }
     Ok(value)
 }
@@ -99,7 +110,7 @@ pub fn check_erosion_record(
 }
 
 /// Reverses the order of `values`' rows of `width` samples.
-fn flip_rows(values: &mut [u8], width: usize) {
+pub(super) fn flip_rows(values: &mut [u8], width: usize) {
     let rows = values.len() / width.max(1);
     for y in 0..rows / 2 {
         let (top, bottom) = values.split_at_mut((rows - 1 - y) * width);

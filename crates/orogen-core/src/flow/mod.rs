@@ -13,6 +13,7 @@
 mod export;
 mod load;
 mod map_files;
+pub mod map_layers;
 
 pub use export::{
     ExportReport, ExportRequest, SidecarExtras, add_sidecar, clipping_warning, export_map,
