@@ -183,6 +183,10 @@ pub struct ViewArgs {
     /// Start with lakes (each at its spill level) and rivers drawn as water.
     #[arg(long)]
     pub lakes_and_rivers: bool,
+    /// Start with the overlay on, showing this map: flow, wetness, lakes,
+    /// rivers, curvature or occlusion.
+    #[arg(long, value_name = "MAP")]
+    pub overlay: Option<String>,
 }
 
 impl ViewArgs {
@@ -208,8 +212,21 @@ impl ViewArgs {
             top_texels: self.top_texels,
             flow_overlay: self.flow_overlay,
             lakes_and_rivers: self.lakes_and_rivers,
+            overlay: self.overlay.as_deref().map(parse_overlay).transpose()?,
         })
     }
+}
+
+/// A map the viewer's overlay offers, by name.
+fn parse_overlay(text: &str) -> Result<orogen_core::maps::DerivedMap, String> {
+    use crate::viewer::display_data::flow::OVERLAY_MAPS;
+    OVERLAY_MAPS
+        .into_iter()
+        .find(|m| m.name() == text.trim())
+        .ok_or_else(|| {
+            let names: Vec<&str> = OVERLAY_MAPS.iter().map(|m| m.name()).collect();
+            format!("--overlay {text:?}: expected one of {}", names.join(", "))
+        })
 }
 
 fn parse_span(text: &str) -> Result<Span, String> {

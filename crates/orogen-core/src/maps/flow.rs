@@ -126,6 +126,23 @@ pub fn tint_rgba(
     map_width: usize,
     map_height: usize,
 ) {
+    tint_rgba_with(
+        rgba,
+        (width, height),
+        strength,
+        (map_width, map_height),
+        TINT,
+    );
+}
+
+/// [`tint_rgba`] in another colour (the viewer's overlay of other maps).
+pub fn tint_rgba_with(
+    rgba: &mut [u8],
+    (width, height): (usize, usize),
+    strength: &[f32],
+    (map_width, map_height): (usize, usize),
+    tint: [u8; 3],
+) {
     if rgba.len() != width * height * 4 {
         return;
     }
@@ -142,7 +159,7 @@ pub fn tint_rgba(
         if alpha <= 0.0 {
             continue;
         }
-        for (c, &t) in pixel[..3].iter_mut().zip(&TINT) {
+        for (c, &t) in pixel[..3].iter_mut().zip(&tint) {
             let v = f32::from(*c) + (f32::from(t) - f32::from(*c)) * alpha;
             *c = v.round().clamp(0.0, 255.0) as u8;
         }

@@ -54,6 +54,8 @@ pub struct ViewOptions {
     pub flow_overlay: bool,
     /// Start with lakes and rivers drawn as water.
     pub lakes_and_rivers: bool,
+    /// Start with the overlay on, showing this map.
+    pub overlay: Option<orogen_core::maps::DerivedMap>,
 }
 
 /// Everything the interactive viewer adds on top of Bevy's default plugins.
@@ -200,11 +202,13 @@ pub fn run(args: &ViewOptions) -> Result<(), String> {
     if args.cpu_terrain {
         app.insert_resource(settings::DisplayPath::Cpu("--cpu-terrain".into()));
     }
-    if args.flow_overlay || args.lakes_and_rivers {
+    if args.flow_overlay || args.lakes_and_rivers || args.overlay.is_some() {
+        let defaults = settings::ViewSettings::default();
         app.insert_resource(settings::ViewSettings {
-            flow_overlay: args.flow_overlay,
+            flow_overlay: args.flow_overlay || args.overlay.is_some(),
+            overlay: args.overlay.unwrap_or(defaults.overlay),
             lakes_and_rivers: args.lakes_and_rivers,
-            ..default()
+            ..defaults
         });
     }
     if args.top_texels {

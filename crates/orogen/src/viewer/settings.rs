@@ -53,6 +53,9 @@ pub struct ViewSettings {
     /// Tint the drainage network (log drainage area) over the terrain and
     /// the 2D preview; derived from the shown map, never regenerates.
     pub flow_overlay: bool,
+    /// Which derived map the overlay shows (the drainage network by
+    /// default).
+    pub overlay: orogen_core::maps::DerivedMap,
     /// Draw each lake at its own spill level and rivers along their
     /// channels (derived from the shown map; never regenerates).
     pub lakes_and_rivers: bool,
@@ -70,6 +73,7 @@ impl Default for ViewSettings {
             shadows: true,
             preview: PreviewKind::Texture,
             flow_overlay: false,
+            overlay: orogen_core::maps::DerivedMap::Flow,
             lakes_and_rivers: false,
         }
     }

@@ -1,6 +1,16 @@
-//! The flow overlay's drainage network, built from a shown map.
+//! The overlay: one derived map of the shown map (by default the
+//! drainage network) as a 0..1 strength per cell, tinted over the terrain
+//! and the 2D preview in a colour of its own.
 
 use orogen_core::Heightmap;
+use orogen_core::maps::DerivedMap;
+use orogen_core::maps::MapSettings;
+use orogen_core::maps::curvature::convexity;
+use orogen_core::maps::flow::{TINT, strength_of_area};
+use orogen_core::maps::lakes::lake_depths;
+use orogen_core::maps::occlusion::sky_visibility;
+use orogen_core::maps::rivers::{drainage_area, river_weights};
+use orogen_core::maps::wetness::spread_drainage_area;
 
 /// Longest side the flow overlay's drainage is routed on: a larger shown
 /// map is resampled to it first (a 16385² map would take seconds and
@@ -11,48 +21,129 @@ pub const FLOW_MAX_SIDE: usize = 1025;
 /// The drainage network of a shown map: a 0..1 strength per cell of a
 /// grid over the map's extent (the map itself, or the map resampled to
 /// at most [`FLOW_MAX_SIDE`] a side).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FlowField {
     pub width: usize,
     pub height: usize,
     pub strength: Vec<f32>,
+    /// The map it shows, and the colour it is tinted in.
+    pub kind: DerivedMap,
+    pub tint: [u8; 3],
+}
+
+impl Default for FlowField {
+    fn default() -> Self {
+        FlowField {
+            width: 0,
+            height: 0,
+            strength: Vec::new(),
+            kind: DerivedMap::Flow,
+            tint: TINT,
+        }
+    }
+}
+
+/// The maps the overlay offers: those derived from the shown map alone.
+pub const OVERLAY_MAPS: [DerivedMap; 6] = [
+    DerivedMap::Flow,
+    DerivedMap::Wetness,
+    DerivedMap::Lakes,
+    DerivedMap::Rivers,
+    DerivedMap::Curvature,
+    DerivedMap::Occlusion,
+];
+
+/// |convexity| (1/world units) where the overlay's log scale bends; it
+/// reaches full strength at 100 times that.
+pub const CURVATURE_KNEE: f32 = 0.05;
+
+/// Lake depth (world units) the overlay shows at full strength.
+pub const LAKE_OVERLAY_DEPTH: f32 = 10.0;
+
+/// The colour each map is tinted in: water blue for water, amber for
+/// curvature, near black for occlusion.
+pub fn overlay_tint(kind: DerivedMap) -> [u8; 3] {
+    match kind {
+        DerivedMap::Flow | DerivedMap::Rivers => TINT,
+        DerivedMap::Wetness => [20, 150, 170],
+        DerivedMap::Lakes => [15, 60, 160],
+        DerivedMap::Curvature => [235, 150, 30],
+        DerivedMap::Occlusion => [10, 10, 20],
+        DerivedMap::Wear => [200, 40, 30],
+        DerivedMap::Deposition => [220, 200, 90],
+    }
+}
+
+/// `kind` of `map` (cells `cell_size` apart) as the overlay draws it,
+/// 0..1 per cell: drainage on a log scale (flow, wetness), depth up to
+/// [`LAKE_OVERLAY_DEPTH`], river weight, |convexity| on a log scale
+/// from [`CURVATURE_KNEE`], and for occlusion the sky hidden (1 − visibility).
+pub fn overlay_strength(map: &Heightmap, cell_size: f32, kind: DerivedMap) -> Vec<f32> {
+    let settings = MapSettings::default();
+    match kind {
+        DerivedMap::Flow => orogen_core::maps::flow::flow_strength(map, cell_size),
+        DerivedMap::Wetness => spread_drainage_area(map, cell_size, None)
+            .into_iter()
+            .map(strength_of_area)
+            .collect(),
+        DerivedMap::Lakes => lake_depths(map, None)
+            .into_iter()
+            .map(|d| (d / LAKE_OVERLAY_DEPTH).clamp(0.0, 1.0))
+            .collect(),
+        DerivedMap::Rivers => {
+            let area = drainage_area(map, cell_size, None);
+            river_weights(&area, map.width(), cell_size, &settings.rivers)
+        }
+        // Log-scaled: gentle hills (|k| near 0.05) and sharp eroded
+        // ridges (near 5) both read, where a linear scale saturates one.
+        DerivedMap::Curvature => convexity(map, cell_size)
+            .into_iter()
+            .map(|k| {
+                let scaled = (1.0 + k.abs() / CURVATURE_KNEE).ln() / (1.0 + 100.0f32).ln();
+                scaled.clamp(0.0, 1.0)
+            })
+            .collect(),
+        DerivedMap::Occlusion => sky_visibility(map, cell_size, settings.occlusion_radius)
+            .into_iter()
+            .map(|v| 1.0 - v)
+            .collect(),
+        // Recorded by the erosion stages while they run, not derivable
+        // from the map shown: the overlay does not offer them.
+        DerivedMap::Wear | DerivedMap::Deposition => vec![0.0; map.data().len()],
+    }
+}
+
+/// The overlay of `kind` over `map`, built on the map itself or, above
+/// [`FLOW_MAX_SIDE`] a side, on the map resampled to that.
+pub fn overlay_field(map: &Heightmap, cell_size: f32, kind: DerivedMap) -> FlowField {
+    let (small, cell) = resampled(map, cell_size, FLOW_MAX_SIDE);
+    FlowField {
+        width: small.width(),
+        height: small.height(),
+        strength: overlay_strength(&small, cell, kind),
+        kind,
+        tint: overlay_tint(kind),
+    }
 }
 
 impl FlowField {
     /// `rgba` (`width × height` pixels over the same extent) with the
     /// network tinted in.
     pub fn tint(&self, rgba: &mut [u8], width: usize, height: usize) {
-        orogen_core::maps::flow::tint_rgba(
+        orogen_core::maps::flow::tint_rgba_with(
             rgba,
-            width,
-            height,
+            (width, height),
             &self.strength,
-            self.width,
-            self.height,
+            (self.width, self.height),
+            self.tint,
         );
     }
 }
 
 /// The drainage network of `map` (cells `cell_size` apart) for the flow
-/// overlay, routed on the map itself or, above [`FLOW_MAX_SIDE`] a side,
-/// on the map resampled (bilinear, corner to corner) to that.
+/// overlay ([`overlay_field`] of [`DerivedMap::Flow`]).
 pub fn flow_field(map: &Heightmap, cell_size: f32) -> FlowField {
-    let (w, h) = (map.width(), map.height());
-    let longest = w.max(h);
-    if longest <= FLOW_MAX_SIDE {
-        return FlowField {
-            width: w,
-            height: h,
-            strength: orogen_core::maps::flow::flow_strength(map, cell_size),
-        };
-    }
-    let (small, cell) = resampled(map, cell_size, FLOW_MAX_SIDE);
-    let (fw, fh) = (small.width(), small.height());
-    FlowField {
-        width: fw,
-        height: fh,
-        strength: orogen_core::maps::flow::flow_strength(&small, cell),
-    }
+    overlay_field(map, cell_size, DerivedMap::Flow)
 }
 
 /// `map` resampled (bilinear, corner to corner) to at most `max_side`

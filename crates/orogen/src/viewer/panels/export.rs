@@ -1,9 +1,10 @@
 //! Export panel: the CLI's export (RAW16 with byte order and flip-y,
-//! 16-bit PNG, preview, recipe, JSON sidecar, optionally the splat texture
-//! and weight maps) into a typed folder. Rendering and writing run on the
+//! 16-bit PNG, preview, recipe, JSON sidecar, optionally the splat texture,
+//! weight maps and derived maps) into a typed folder. Rendering and writing run on the
 //! IO task pool so the UI never stalls.
 
 use super::{Document, ERROR_RED, OK_GREEN, UiContext, WARNING_AMBER};
+use crate::viewer::display_data::flow::OVERLAY_MAPS;
 use crate::viewer::handoff::{Generated, ShownBands};
 use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
 use bevy_egui::egui;
@@ -26,6 +27,8 @@ pub struct ExportPanel {
     formats: [bool; 4],
     /// The engine profile, if any (it sets byte order, rows and files).
     engine: Option<Engine>,
+    /// Which derived maps to write, in `OVERLAY_MAPS` order.
+    maps: [bool; OVERLAY_MAPS.len()],
     task: Option<Task<Result<ExportReport, String>>>,
     /// The last export's report, or why it failed.
     message: Option<Result<ExportReport, String>>,
@@ -40,6 +43,7 @@ impl Default for ExportPanel {
             texture_side: None,
             formats: HeightFormat::ALL.map(|f| HeightFormats::default().contains(f)),
             engine: None,
+            maps: [false; OVERLAY_MAPS.len()],
             task: None,
             message: None,
         }
@@ -113,6 +117,16 @@ impl ExportPanel {
                         ui.weak("map size");
                     }
                 }
+            }
+        });
+        ui.horizontal_wrapped(|ui| {
+            ui.label("maps").on_hover_text(
+                "Maps derived from the terrain, each a grey PNG of the map's size \
+                 (heightmap.json says what their pixels mean)",
+            );
+            for (on, kind) in self.maps.iter_mut().zip(OVERLAY_MAPS) {
+                ui.checkbox(on, kind.name())
+                    .on_hover_text(kind.meaning().meaning);
             }
         });
         ui.weak("Writes the chosen height files, a preview, recipe.ron and heightmap.json.");
@@ -189,6 +203,11 @@ impl ExportPanel {
                 let side = self.texture_side.map(|s| s as usize);
                 side.map_or((width, height), |s| (s, s))
             }),
+            maps: OVERLAY_MAPS
+                .into_iter()
+                .zip(self.maps)
+                .filter_map(|(kind, on)| on.then_some(kind))
+                .collect(),
             ..ExportRequest::default()
         };
         let request = match self.engine {

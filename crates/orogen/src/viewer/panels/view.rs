@@ -3,7 +3,7 @@
 //! droplet sliders) and a 2D preview.
 
 use super::{Document, UiContext};
-use crate::viewer::display_data::flow::FlowField;
+use crate::viewer::display_data::flow::{FlowField, OVERLAY_MAPS};
 use crate::viewer::display_data::preview::PreviewImage;
 use crate::viewer::handoff::{Generated, ShownBands};
 use crate::viewer::settings::PreviewKind;
@@ -38,8 +38,16 @@ impl ViewPanel {
             ui.add(egui::Slider::new(&mut view.water_level, lo..=hi).text("water level"));
         }
         ui.horizontal(|ui| {
-            ui.checkbox(&mut view.flow_overlay, "flow overlay")
+            ui.checkbox(&mut view.flow_overlay, "overlay")
                 .on_hover_text(FLOW_OVERLAY_HELP);
+            egui::ComboBox::from_id_salt("orogen-overlay-map")
+                .selected_text(view.overlay.name())
+                .show_ui(ui, |ui| {
+                    for kind in OVERLAY_MAPS {
+                        ui.selectable_value(&mut view.overlay, kind, kind.name())
+                            .on_hover_text(kind.meaning().meaning);
+                    }
+                });
             ui.checkbox(&mut view.lakes_and_rivers, "lakes and rivers")
                 .on_hover_text(LAKES_HELP);
         });
@@ -73,7 +81,10 @@ impl ViewPanel {
             ui.weak("(no map yet)");
             return;
         }
-        let flow = generated.flow.as_deref().filter(|_| doc.view.flow_overlay);
+        let flow = generated
+            .flow
+            .as_deref()
+            .filter(|f| doc.view.flow_overlay && f.kind == doc.view.overlay);
         let key = ((generated.serial, bands.version), kind, flow.is_some());
         if self.preview.as_ref().is_none_or(|(shown, _)| *shown != key) {
             let colour = egui::ColorImage::from_rgba_unmultiplied(
@@ -99,9 +110,11 @@ const LAKES_HELP: &str = "Each closed basin filled to its spill level and rivers
      channels, as `orogen generate --maps lakes,rivers` writes them. Derived from the shown map; \
      never regenerates.";
 
-const FLOW_OVERLAY_HELP: &str = "Tint the drainage network blue over the terrain and the preview: \
-     how much area drains through each point, on a log scale from 500 square world units \
-     (none) to 250 000 (full). Worked out from the map shown, so switching it re-runs nothing";
+const FLOW_OVERLAY_HELP: &str = "Tint a map derived from the shown map over the terrain and the \
+     preview. flow: how much area drains through each point, on a log scale from 500 square world \
+     units (none) to 250 000 (full); wetness: the same spread over every lower neighbour; lakes: \
+     depth up to 10; rivers: channels; curvature: ridges and valleys; occlusion: sky hidden. \
+     Worked out from the map shown, so switching it re-runs nothing";
 
 /// The preview's pixels, with the flow network tinted in when given.
 fn preview_rgba(image: &PreviewImage, flow: Option<&FlowField>) -> Vec<u8> {
@@ -365,6 +378,7 @@ mod tests {
             width: 3,
             height: 2,
             strength: vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0],
+            ..FlowField::default()
         };
         let tinted = preview_rgba(&image, Some(&flow));
         assert_eq!(&tinted[..4], &image.rgba[..4]);

@@ -6,7 +6,7 @@
 //! job that calls it.
 
 use crate::viewer::display_data::cpu::{MAX_MESH_SIDE, texture_size, to_bevy_image, to_bevy_mesh};
-use crate::viewer::display_data::flow::flow_field;
+use crate::viewer::display_data::flow::overlay_field;
 use crate::viewer::display_data::gpu::{HeightUpload, gpu_upload, splat_texels};
 use crate::viewer::display_data::preview::{
     HISTOGRAM_BINS, PreviewImage, downsample_rgba, grey_preview, histogram, paint_preview,
@@ -17,7 +17,7 @@ use crate::viewer::handoff::{Generated, ShownBands};
 use crate::viewer::settings::DisplayPath;
 use bevy::prelude::*;
 use orogen_core::Recipe;
-use orogen_core::maps::MapSettings;
+use orogen_core::maps::{DerivedMap, MapSettings};
 use orogen_core::mesh::build_mesh;
 use orogen_core::pipeline::PipelineOutput;
 use orogen_core::splat::{TileImages, render_splat};
@@ -28,8 +28,8 @@ use std::time::Instant;
 /// is built (switching one on later builds it from the shown map).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Layers {
-    /// The flow overlay's drainage network.
-    pub flow: bool,
+    /// The overlay, of this map.
+    pub overlay: Option<DerivedMap>,
     /// Lakes and rivers as water.
     pub water: bool,
 }
@@ -46,7 +46,7 @@ pub struct DisplayBuild {
 
 /// Builds the display of `output`, generated from `recipe`: the final map,
 /// or the map after stage `stage` when that is an earlier one. Tile images
-/// come with the warnings of loading them. With `layers.flow` (the flow
+/// come with the warnings of loading them. With `layers.overlay` (the
 /// overlay is on) the drainage network is built too, and the CPU path's
 /// texture is uploaded tinted. A map the splat cannot paint (no tiles) is
 /// an error, as is any other job failure.
@@ -98,8 +98,8 @@ pub fn build_display(
     if layers.water {
         generated.water = Some(Arc::new(water_mesh(&map, cell, &MapSettings::default())));
     }
-    if layers.flow {
-        generated.flow = Some(Arc::new(flow_field(&map, cell)));
+    if let Some(kind) = layers.overlay {
+        generated.flow = Some(Arc::new(overlay_field(&map, cell, kind)));
     }
 
     if path.is_gpu() {

@@ -11,27 +11,41 @@
 //! small strength texture in its shader.
 
 use super::layer_job::LayerJob;
-use crate::viewer::display_data::flow::{FlowField, flow_field};
+use crate::viewer::display_data::flow::{FlowField, overlay_field};
 use crate::viewer::handoff::Generated;
 use crate::viewer::settings::ViewSettings;
 use bevy::prelude::*;
+use orogen_core::maps::DerivedMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
-/// Whether jobs build the flow overlay's drainage network with each level
-/// (the overlay is on). Read by the job as each level is built, so it is
-/// no part of the request: switching the overlay starts no job.
+/// Which overlay jobs build with each level (none while the overlay is
+/// off). Read by the job as each level is built, so it is no part of the
+/// request: switching the overlay or its map starts no job.
 #[derive(Resource, Clone, Debug, Default)]
-pub struct FlowWanted(pub Arc<AtomicBool>);
+pub struct FlowWanted(pub Arc<AtomicU8>);
 
 impl FlowWanted {
-    pub fn get(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+    pub fn get(&self) -> Option<DerivedMap> {
+        decode(self.0.load(Ordering::Relaxed))
     }
 
-    pub fn set(&self, wanted: bool) {
-        self.0.store(wanted, Ordering::Relaxed);
+    pub fn set(&self, wanted: Option<DerivedMap>) {
+        self.0.store(encode(wanted), Ordering::Relaxed);
     }
+}
+
+/// 0 for none, 1 + the map's place in [`DerivedMap::ALL`] otherwise.
+pub fn encode(map: Option<DerivedMap>) -> u8 {
+    map.and_then(|m| DerivedMap::ALL.iter().position(|&k| k == m))
+        .map_or(0, |i| i as u8 + 1)
+}
+
+/// The inverse of [`encode`].
+pub fn decode(value: u8) -> Option<DerivedMap> {
+    (value as usize)
+        .checked_sub(1)
+        .and_then(|i| DerivedMap::ALL.get(i).copied())
 }
 
 /// The network being routed for a generation that came without one.
@@ -39,7 +53,7 @@ pub type FlowJob = LayerJob<FlowField>;
 
 /// Jobs build the network with each level while the overlay is on.
 pub fn want_flow_with_jobs(view: Res<ViewSettings>, wanted: Res<FlowWanted>) {
-    wanted.set(view.flow_overlay);
+    wanted.set(view.flow_overlay.then_some(view.overlay));
 }
 
 /// With the overlay on and a shown map without its network, routes that
@@ -49,10 +63,20 @@ pub fn compute_missing_flow(
     mut job: ResMut<FlowJob>,
     mut generated: ResMut<Generated>,
 ) {
+    // Another map chosen: the shown overlay is rebuilt for it.
+    if view.flow_overlay
+        && generated
+            .flow
+            .as_ref()
+            .is_some_and(|f| f.kind != view.overlay)
+    {
+        generated.flow = None;
+    }
+    let kind = view.overlay;
     job.step(
         view.flow_overlay,
         &mut generated,
         |g| &mut g.flow,
-        flow_field,
+        move |map, cell| overlay_field(map, cell, kind),
     );
 }

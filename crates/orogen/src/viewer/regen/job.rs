@@ -12,7 +12,7 @@ use orogen_core::Recipe;
 use orogen_core::pipeline::{Pipeline, PipelineError, RunHooks};
 use orogen_core::splat::TileSet;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -139,7 +139,7 @@ pub(super) fn run_levels(
     shared: &Mutex<JobCache>,
     request: &JobRequest,
     levels: &[u32],
-    (cancel, flow, water): (&AtomicBool, &AtomicBool, &AtomicBool),
+    (cancel, flow, water): (&AtomicBool, &AtomicU8, &AtomicBool),
     slot: &Mutex<Option<LevelResult>>,
 ) {
     let keep: Vec<(u32, u32)> = levels
@@ -157,7 +157,7 @@ pub(super) fn run_levels(
         let start = Instant::now();
         let recipe = PreviewSampling::level_recipe(&request.recipe, side);
         let layers = Layers {
-            flow: flow.load(Ordering::Relaxed),
+            overlay: super::flow::decode(flow.load(Ordering::Relaxed)),
             water: water.load(Ordering::Relaxed),
         };
         let build = run_level(shared, request, &recipe, cancel, layers);

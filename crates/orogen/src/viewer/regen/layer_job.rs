@@ -42,7 +42,7 @@ impl<T: Send + Sync + 'static> LayerJob<T> {
         wanted: bool,
         generated: &mut Generated,
         slot: fn(&mut Generated) -> &mut Option<Arc<T>>,
-        build: fn(&Heightmap, f32) -> T,
+        build: impl FnOnce(&Heightmap, f32) -> T + Send + 'static,
     ) {
         if let Some((serial, task)) = self.task.as_mut() {
             let Some(result) = check_ready(task) else {

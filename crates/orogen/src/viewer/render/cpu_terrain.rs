@@ -137,7 +137,10 @@ fn tint_cpu_terrain(
         Some((serial, tinted)) if serial == generated.serial => tinted,
         _ => generated.cpu_splat_tinted,
     };
-    let flow = generated.flow.as_deref().filter(|_| view.flow_overlay);
+    let flow = generated
+        .flow
+        .as_deref()
+        .filter(|f| view.flow_overlay && f.kind == view.overlay);
     if flow.is_some() != tinted {
         upload.image = Some(cpu_terrain_image(splat, flow));
     }
@@ -287,5 +290,47 @@ mod tests {
         app.update();
         assert!(app.world().resource::<Generated>().flow.is_some());
         assert_eq!(app.world().resource::<FlowJob>().started_count, 0);
+    }
+
+    #[test]
+    fn choosing_another_overlay_map_rebuilds_it_without_a_job() {
+        use orogen_core::maps::DerivedMap;
+        let mut app = app(DisplayPath::Cpu("test".into()));
+        app.world_mut().resource_mut::<ViewSettings>().flow_overlay = true;
+        until(&mut app, "a generation", settled);
+        app.update();
+        let jobs = app.world().resource::<RegenJob>().started_count;
+        let flow_tinted = terrain_texture(&app);
+        let flow = app.world().resource::<Generated>().flow.clone();
+        assert_eq!(flow.as_ref().map(|f| f.kind), Some(DerivedMap::Flow));
+        app.world_mut().resource_mut::<ViewSettings>().overlay = DerivedMap::Lakes;
+        until(&mut app, "the lakes overlay", |w| {
+            w.resource::<Generated>()
+                .flow
+                .as_ref()
+                .is_some_and(|f| f.kind == DerivedMap::Lakes)
+        });
+        app.update();
+        let lakes = app
+            .world()
+            .resource::<Generated>()
+            .flow
+            .clone()
+            .expect("an overlay");
+        assert_eq!(
+            lakes.tint,
+            crate::viewer::display_data::flow::overlay_tint(DerivedMap::Lakes)
+        );
+        assert!(
+            lakes.strength.iter().any(|&s| s > 0.0),
+            "the default preset has lakes"
+        );
+        assert_ne!(
+            terrain_texture(&app),
+            flow_tinted,
+            "the texture shows the lakes now"
+        );
+        assert_eq!(app.world().resource::<RegenJob>().started_count, jobs);
+        assert_eq!(app.world().resource::<FlowJob>().started_count, 1);
     }
 }

@@ -185,14 +185,14 @@ impl Material for TerrainMaterial {
     }
 }
 
-/// The flow overlay's uniform entry: the tint and its opacity when `on`,
+/// The overlay's uniform entry: its tint and opacity when one is shown,
 /// all zero otherwise (the shader then samples nothing).
-pub fn overlay_uniform(on: bool) -> Vec4 {
-    use orogen_core::maps::flow::{TINT, TINT_OPACITY};
-    if !on {
+pub fn overlay_uniform(tint: Option<[u8; 3]>) -> Vec4 {
+    use orogen_core::maps::flow::TINT_OPACITY;
+    let Some(tint) = tint else {
         return Vec4::ZERO;
-    }
-    let [r, g, b] = TINT.map(|c| f32::from(c) / 255.0);
+    };
+    let [r, g, b] = tint.map(|c| f32::from(c) / 255.0);
     Vec4::new(r, g, b, TINT_OPACITY)
 }
 
@@ -330,6 +330,7 @@ mod tests {
             width: 3,
             height: 2,
             strength: vec![0.0, 0.5, 1.0, 2.0, -1.0, 0.25],
+            ..FlowField::default()
         };
         let image = flow_image(Some(&field));
         let size = image.texture_descriptor.size;
@@ -341,8 +342,8 @@ mod tests {
         );
         let empty = flow_image(None);
         assert_eq!(empty.data.as_deref(), Some(&[0u8][..]));
-        assert_eq!(overlay_uniform(false), Vec4::ZERO);
-        let on = overlay_uniform(true);
+        assert_eq!(overlay_uniform(None), Vec4::ZERO);
+        let on = overlay_uniform(Some(orogen_core::maps::flow::TINT));
         assert_eq!(on.w, orogen_core::maps::flow::TINT_OPACITY);
         assert_eq!(on.z, 235.0 / 255.0);
         assert_eq!(TerrainUniform::default().overlay, Vec4::ZERO);

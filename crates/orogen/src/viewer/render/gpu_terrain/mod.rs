@@ -247,15 +247,19 @@ fn upload_flow(
     }
 }
 
-/// Whether the GPU terrain draws the flow overlay: it is on, and the
-/// texture holds the shown map's network.
+/// The overlay's tint when the GPU terrain draws it: it is on, and the
+/// texture holds the shown map's overlay of the chosen map.
 fn overlay_shown(
     view: &ViewSettings,
     generated: &Generated,
     source: Option<&Arc<FlowField>>,
-) -> bool {
-    view.flow_overlay
-        && matches!((generated.flow.as_ref(), source), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
+) -> Option<[u8; 3]> {
+    match (generated.flow.as_ref(), source) {
+        (Some(a), Some(b)) if view.flow_overlay && Arc::ptr_eq(a, b) && a.kind == view.overlay => {
+            Some(a.tint)
+        }
+        _ => None,
+    }
 }
 
 /// The camera position the patches were last selected for.
