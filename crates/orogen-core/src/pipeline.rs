@@ -233,6 +233,21 @@ fn apply_stage(
         .op()
         .uses_coarse_levels()
         .then(|| earlier_stages(recipe, index, base_dir.clone()));
+    // A masked stage keeps its input where the mask says no: the weights
+    // come from the input, which stays for the blend.
+    let masked = match &entry.mask {
+        Some(mask) => {
+            let weights = mask
+                .weights(map, recipe.cell_size(), base_dir.as_deref())
+                .map_err(|error| PipelineError::Stage {
+                    index,
+                    kind: entry.stage.kind(),
+                    error,
+                })?;
+            Some((weights, map.data().to_vec()))
+        }
+        None => None,
+    };
     let mut ctx = StageContext {
         rng: stage_rng(recipe.seed, index),
         base_dir,
@@ -241,7 +256,18 @@ fn apply_stage(
         earlier_stages,
         cancel,
     };
-    entry.stage.op().apply(map, &mut ctx).map_err(|error| {
+    let applied = entry.stage.op().apply(map, &mut ctx);
+    if let (Ok(()), Some((weights, before))) = (&applied, &masked) {
+        crate::stages::mask::blend(before, map.data_mut(), weights);
+        if is_erosion(&entry.stage) {
+            let width = map.width();
+            crate::stages::mask::fill_new_hollows(before, map.data_mut(), weights, width);
+        }
+        // The blend reads every cell: the stage's own finiteness claim
+        // still holds for the blended map only when the input was finite.
+        ctx.output_finite = None;
+    }
+    applied.map_err(|error| {
         // A stage that stopped for the cancel flag has no error of its own.
         if ctx.cancelled() || matches!(error, StageError::Cancelled) {
             PipelineError::Cancelled

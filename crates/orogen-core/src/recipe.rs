@@ -11,6 +11,7 @@ use crate::params::{ParamError, ParamVisitor, Params, validate};
 pub use crate::recipe_error::RecipeError;
 use crate::splat::TileSet;
 use crate::stages::Stage;
+use crate::stages::mask::StageMask;
 use ron::extensions::Extensions;
 use serde::{Deserialize, Serialize};
 
@@ -27,14 +28,18 @@ pub struct StageEntry {
     pub enabled: bool,
     /// The algorithm and its parameters.
     pub stage: Stage,
+    /// Where the stage acts (optional; everywhere when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask: Option<StageMask>,
 }
 
 impl StageEntry {
-    /// An enabled entry for `stage`.
+    /// An enabled entry for `stage`, unmasked.
     pub fn new(stage: Stage) -> Self {
         Self {
             enabled: true,
             stage,
+            mask: None,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod fluvial;
 pub mod hill_features;
 pub mod hills_pits;
 pub mod import;
+pub mod mask;
 pub mod noise;
 pub mod perlin;
 pub mod random;

@@ -1,6 +1,7 @@
 //! Recipe panel: size (with engine presets), seed, undo/redo, and the
 //! stage list with every parameter drawn through the visitor.
 
+use super::mask_ui::draw_mask;
 use super::params_ui::draw_params;
 use super::{Document, ERROR_RED, UiContext};
 use crate::viewer::document::history::HistoryAction;
@@ -92,6 +93,8 @@ impl RecipePanel {
                     if draw_params(ui, id, &mut entry.stage) {
                         clamp_all(&mut entry.stage);
                     }
+                    ui.separator();
+                    draw_mask(ui, id, &mut entry.mask);
                 });
         }
         match edit {

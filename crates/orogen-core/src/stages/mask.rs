@@ -1,0 +1,238 @@
+//! Stage masks: a stage confined to part of the map. The weight of each
+//! cell comes from the stage's input, either a derived map within a range
+//! (height, slope, drainage area, lake depth) with a soft edge, or a grey
+//! image laid over the world. Where the weight is 0 the stage's output is
+//! thrown away and the cell keeps its input bit for bit; where it is 1
+//! the cell takes the output; between, the two blend.
+//!
+//! At the mask's edge:
+//! - a masked Normalize still maps the whole map's range (it sees the
+//!   whole map), then only the masked part keeps the result; without a
+//!   soft edge that is a step, with one a ramp;
+//! - a masked erosion stage could leave a step where it dug a channel
+//!   down to the unmasked ground: a closed hollow. Cells the mask lets
+//!   change that end up below the level water spills from (a new closed
+//!   depression) are filled back to that level, so the masked part still
+//!   drains; unmasked cells are never touched, so a hollow whose floor is
+//!   all outside the mask stays.
+
+use crate::Heightmap;
+use crate::hydro::{Outlets, Routing, fill_levels};
+use crate::maps::lakes::lake_depths;
+use crate::maps::rivers::drainage_area;
+use crate::params::Span;
+use crate::splat::slope_map;
+use crate::stages::StageError;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// What a mask's weights come from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum MaskSource {
+    /// World height.
+    Height,
+    /// Slope in degrees.
+    Slope,
+    /// Steepest-descent drainage area in square world units.
+    Flow,
+    /// Lake depth (water filled to the spill level) in world units.
+    Lakes,
+    /// A grey image (PNG, 8 or 16 bit) stretched over the world's extent:
+    /// black 0, white 1. A relative path is the recipe's folder's.
+    Image(String),
+}
+
+/// Where a stage acts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageMask {
+    /// The map the weights come from.
+    pub source: MaskSource,
+    /// The values where the weight is 1 (not used by an image).
+    pub range: Span,
+    /// The weight falls from 1 to 0 over this much beyond each end of the
+    /// range, in the source's units (0: a hard edge).
+    #[serde(default)]
+    pub soft: f32,
+    /// Act outside instead of inside.
+    #[serde(default)]
+    pub invert: bool,
+}
+
+impl StageMask {
+    /// Weight 0..1 per cell of `map` (cells `cell_size` apart; relative
+    /// image paths resolve in `base_dir`).
+    pub fn weights(
+        &self,
+        map: &Heightmap,
+        cell_size: f32,
+        base_dir: Option<&Path>,
+    ) -> Result<Vec<f32>, StageError> {
+        let values: Vec<f32> = match &self.source {
+            MaskSource::Height => map.data().to_vec(),
+            MaskSource::Slope => slope_map(map, cell_size).data().to_vec(),
+            MaskSource::Flow => drainage_area(map, cell_size, None),
+            MaskSource::Lakes => lake_depths(map, None),
+            MaskSource::Image(path) => {
+                let grey = image_weights(path, base_dir, map.width(), map.height())
+                    .map_err(StageError::Failed)?;
+                return Ok(grey.into_iter().map(|w| self.flip(w)).collect());
+            }
+        };
+        Ok(values
+            .into_iter()
+            .map(|v| self.flip(self.weight(v)))
+            .collect())
+    }
+
+    /// The weight of a source value: 1 inside the range, a linear ramp
+    /// over `soft` beyond it, 0 further out (and for NaN).
+    pub fn weight(&self, value: f32) -> f32 {
+        let (lo, hi) = (self.range.min, self.range.max);
+        if value >= lo && value <= hi {
+            return 1.0;
+        }
+        if self.soft.is_nan() || self.soft <= 0.0 || value.is_nan() {
+            return 0.0;
+        }
+        let outside = if value < lo { lo - value } else { value - hi };
+        (1.0 - outside / self.soft).clamp(0.0, 1.0)
+    }
+
+    fn flip(&self, w: f32) -> f32 {
+        if self.invert { 1.0 - w } else { w }
+    }
+}
+
+/// A grey image's values 0..1 sampled (bilinear, corner to corner) at a
+/// `width × height` map's cells: the image covers the world, so the mask
+/// holds at every size.
+fn image_weights(
+    path: &str,
+    base_dir: Option<&Path>,
+    width: usize,
+    height: usize,
+) -> Result<Vec<f32>, String> {
+    if path.trim().is_empty() {
+        return Err("mask image: no path given".into());
+    }
+    let full = match base_dir {
+        Some(base) if Path::new(path).is_relative() => base.join(path),
+        _ => Path::new(path).to_path_buf(),
+    };
+    let image = image::open(&full)
+        .map_err(|e| format!("mask image {}: {e}", full.display()))?
+        .into_luma16();
+    let (iw, ih) = (image.width() as usize, image.height() as usize);
+    let grey: Vec<f32> = image
+        .into_raw()
+        .into_iter()
+        .map(|v| f32::from(v) / 65535.0)
+        .collect();
+    let grid = Heightmap::from_vec(iw, ih, grey)
+        .ok_or_else(|| format!("mask image {}: empty", full.display()))?;
+    let mut out = Vec::with_capacity(width * height);
+    for y in 0..height {
+        let gy = y as f32 * (ih - 1) as f32 / (height.max(2) - 1) as f32;
+        for x in 0..width {
+            let gx = x as f32 * (iw - 1) as f32 / (width.max(2) - 1) as f32;
+            out.push(grid.sample_bilinear(gx, gy).clamp(0.0, 1.0));
+        }
+    }
+    Ok(out)
+}
+
+/// Keeps `before` where the weight is 0 (bit for bit), `after` where it
+/// is 1, and blends between; writes into `after`.
+pub fn blend(before: &[f32], after: &mut [f32], weights: &[f32]) {
+    for ((a, &b), &w) in after.iter_mut().zip(before).zip(weights) {
+        if w <= 0.0 {
+            *a = b;
+        } else if w < 1.0 {
+            *a = b + (*a - b) * w;
+        }
+    }
+}
+
+/// After a masked erosion stage: cells it may change (weight above 0)
+/// that lie below the level their water spills from, in a depression the
+/// input did not have there, are filled back to that level.
+pub fn fill_new_hollows(before: &[f32], after: &mut [f32], weights: &[f32], width: usize) {
+    let routing = Routing::new(after, width, &Outlets::ALL_EDGES);
+    let levels = fill_levels(after, &routing);
+    let routing_before = Routing::new(before, width, &Outlets::ALL_EDGES);
+    let levels_before = fill_levels(before, &routing_before);
+    for i in 0..after.len() {
+        let new_hollow = levels[i] > after[i] && levels_before[i] <= before[i];
+        if weights[i] > 0.0 && new_hollow {
+            after[i] = levels[i];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mask(range: (f32, f32), soft: f32) -> StageMask {
+        StageMask {
+            source: MaskSource::Height,
+            range: Span::new(range.0, range.1),
+            soft,
+            invert: false,
+        }
+    }
+
+    #[test]
+    fn weights_ramp_over_the_soft_edge_and_invert() {
+        let m = mask((10.0, 20.0), 4.0);
+        assert_eq!(m.weight(15.0), 1.0);
+        assert_eq!(m.weight(10.0), 1.0);
+        assert_eq!(m.weight(8.0), 0.5);
+        assert_eq!(m.weight(23.0), 0.25);
+        assert_eq!(m.weight(30.0), 0.0);
+        assert_eq!(m.weight(f32::NAN), 0.0);
+        assert_eq!(mask((10.0, 20.0), 0.0).weight(9.99), 0.0);
+        let inverted = StageMask { invert: true, ..m };
+        let map = Heightmap::from_vec(3, 1, vec![15.0, 8.0, 40.0]).unwrap();
+        assert_eq!(
+            inverted.weights(&map, 1.0, None).unwrap(),
+            vec![0.0, 0.5, 1.0]
+        );
+    }
+
+    #[test]
+    fn blending_keeps_unmasked_cells_bit_for_bit() {
+        let before = vec![1.0, f32::from_bits(0x3f80_0001), -0.0, 4.0];
+        let mut after = vec![9.0, 9.0, 9.0, 8.0];
+        blend(&before, &mut after, &[0.0, 0.0, 0.0, 0.5]);
+        assert_eq!(after[0].to_bits(), before[0].to_bits());
+        assert_eq!(after[1].to_bits(), before[1].to_bits());
+        assert_eq!(after[2].to_bits(), before[2].to_bits());
+        assert_eq!(after[3], 6.0);
+    }
+
+    #[test]
+    fn a_hollow_dug_at_the_mask_edge_is_filled_but_unmasked_cells_stay() {
+        // Three rows, walls all round but the west end of the middle row:
+        // water runs west along it. Erosion dug its third cell below the
+        // second, which the mask kept: a new closed hollow.
+        let wall = 100.0;
+        let b = vec![
+            wall, wall, wall, wall, wall, //
+            11.0, 12.0, 13.0, 14.0, wall, //
+            wall, wall, wall, wall, wall,
+        ];
+        let mut a = b.clone();
+        a[5 + 2] = 10.5;
+        let w3: Vec<f32> = (0..15).map(|i| if i % 5 < 2 { 0.0 } else { 1.0 }).collect();
+        fill_new_hollows(&b, &mut a, &w3, 5);
+        assert_eq!(
+            a[5 + 2],
+            12.0,
+            "filled to the spill level of its western neighbour"
+        );
+        assert_eq!(a[5 + 1], 12.0, "the unmasked neighbour is untouched");
+        assert_eq!(a[5], 11.0);
+    }
+}

@@ -1,0 +1,136 @@
+//! A stage's mask in the Recipe panel: off, or a derived map within a
+//! range with a soft edge, or a grey image over the world.
+
+use bevy_egui::egui;
+use orogen_core::params::Span;
+use orogen_core::stages::mask::{MaskSource, StageMask};
+
+/// The sources offered, with their units for the range.
+const SOURCES: [(&str, &str); 5] = [
+    ("height", "world units"),
+    ("slope", "degrees"),
+    ("flow", "square world units drained"),
+    ("lakes", "water depth, world units"),
+    ("image", "grey PNG over the world: white acts, black keeps"),
+];
+
+fn source_index(source: &MaskSource) -> usize {
+    match source {
+        MaskSource::Height => 0,
+        MaskSource::Slope => 1,
+        MaskSource::Flow => 2,
+        MaskSource::Lakes => 3,
+        MaskSource::Image(_) => 4,
+    }
+}
+
+fn source_of(index: usize, keep_path: &MaskSource) -> MaskSource {
+    match index {
+        1 => MaskSource::Slope,
+        2 => MaskSource::Flow,
+        3 => MaskSource::Lakes,
+        4 => match keep_path {
+            MaskSource::Image(path) => MaskSource::Image(path.clone()),
+            _ => MaskSource::Image(String::new()),
+        },
+        _ => MaskSource::Height,
+    }
+}
+
+/// A sensible range for a source just chosen.
+fn default_range(index: usize) -> Span {
+    match index {
+        1 => Span::new(0.0, 30.0),
+        2 => Span::new(5_000.0, 1.0e9),
+        3 => Span::new(0.05, 1.0e4),
+        _ => Span::new(0.0, 50.0),
+    }
+}
+
+/// Draws the mask controls of one stage; true when something changed.
+pub fn draw_mask(ui: &mut egui::Ui, id: egui::Id, mask: &mut Option<StageMask>) -> bool {
+    let mut edited = mask.clone();
+    ui.horizontal(|ui| {
+        let mut on = edited.is_some();
+        ui.checkbox(&mut on, "mask").on_hover_text(
+            "Confine the stage: cells the mask leaves out keep their input exactly; \
+             a soft edge blends",
+        );
+        if on != edited.is_some() {
+            edited = on.then(|| StageMask {
+                source: MaskSource::Height,
+                range: default_range(0),
+                soft: 0.0,
+                invert: false,
+            });
+        }
+        let Some(m) = edited.as_mut() else {
+            return;
+        };
+        let mut index = source_index(&m.source);
+        egui::ComboBox::from_id_salt(id.with("mask-source"))
+            .selected_text(SOURCES[index].0)
+            .show_ui(ui, |ui| {
+                for (i, (name, units)) in SOURCES.iter().enumerate() {
+                    ui.selectable_value(&mut index, i, *name)
+                        .on_hover_text(*units);
+                }
+            });
+        if index != source_index(&m.source) {
+            m.source = source_of(index, &m.source);
+            m.range = default_range(index);
+        }
+        ui.checkbox(&mut m.invert, "invert");
+    });
+    if let Some(m) = edited.as_mut() {
+        if let MaskSource::Image(path) = &mut m.source {
+            ui.horizontal(|ui| {
+                ui.label("image");
+                ui.add(egui::TextEdit::singleline(path).desired_width(180.0))
+                    .on_hover_text("A grey PNG; a relative path is the recipe's folder's");
+            });
+        } else {
+            let units = SOURCES[source_index(&m.source)].1;
+            ui.horizontal(|ui| {
+                ui.label("from");
+                ui.add(egui::DragValue::new(&mut m.range.min).speed(0.5))
+                    .on_hover_text(units);
+                ui.label("to");
+                ui.add(egui::DragValue::new(&mut m.range.max).speed(0.5))
+                    .on_hover_text(units);
+                ui.label("soft");
+                ui.add(
+                    egui::DragValue::new(&mut m.soft)
+                        .speed(0.25)
+                        .range(0.0..=1.0e9),
+                )
+                .on_hover_text("The weight falls to 0 over this much beyond the range");
+            });
+            if m.range.min > m.range.max {
+                std::mem::swap(&mut m.range.min, &mut m.range.max);
+            }
+        }
+    }
+    if edited != *mask {
+        *mask = edited;
+        return true;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_source_maps_to_its_place_and_an_image_keeps_its_path() {
+        let image = MaskSource::Image("mask.png".into());
+        for i in 0..SOURCES.len() {
+            assert_eq!(source_index(&source_of(i, &image)), i);
+            let range = default_range(i);
+            assert!(range.min < range.max, "{i}");
+        }
+        assert_eq!(source_of(4, &image), image);
+        assert_eq!(source_of(4, &MaskSource::Height), MaskSource::Image(String::new()));
+    }
+}
