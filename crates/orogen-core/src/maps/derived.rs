@@ -36,8 +36,24 @@ pub enum DerivedMap {
     Deposition,
 }
 
-/// Convexity (1/world units) drawn at full scale in `curvature.png`.
-pub const CURVATURE_FULL_SCALE: f32 = 0.5;
+/// Convexity (1/world units) where `curvature.png`'s log scale bends:
+/// gentle hills (|k| near 0.05) and sharp eroded ridges (near 5) both
+/// keep their steps, where a linear scale saturates one or flattens the
+/// other.
+pub const CURVATURE_KNEE: f32 = 0.05;
+/// Convexity drawn at full scale: 100 knees.
+pub const CURVATURE_FULL_SCALE: f32 = 100.0 * CURVATURE_KNEE;
+
+/// A convexity's `curvature.png` sample: 128 + sign(k) · round(127 ·
+/// ln(1 + |k| / knee) / ln 101), clamped to full scale.
+pub fn curvature_sample(k: f32) -> u8 {
+    if k.is_nan() {
+        return 128;
+    }
+    let magnitude = ((1.0 + k.abs() / CURVATURE_KNEE).ln() / 101.0f32.ln()).min(1.0);
+    let step = (127.0 * magnitude).round();
+    (128.0 + step.copysign(k)) as u8
+}
 /// Steps per doubling of drainage area in `flow.png`.
 pub const FLOW_STEPS_PER_DOUBLING: f32 = 2048.0;
 /// Steps per world unit of depth in `lakes.png` (centimetres for metres).
@@ -143,8 +159,9 @@ impl DerivedMap {
             ),
             DerivedMap::Curvature => (
                 8,
-                "convexity −∇²h: v = 128 + round(127 · clamp(k / 0.5, −1, 1)); above 128 \
-                 convex (ridges), below concave (valleys)",
+                "convexity k = −∇²h on a log scale: v = 128 + sign(k) · round(127 · \
+                 min(1, ln(1 + |k| / 0.05) / ln 101)), full at |k| = 5; above 128 convex \
+                 (ridges), below concave (valleys)",
                 "1 / world units",
             ),
             DerivedMap::Occlusion => (
@@ -295,10 +312,7 @@ pub fn derive_map(
         DerivedMap::Curvature => MapPixels::Grey8(
             convexity(map, cell_size)
                 .into_iter()
-                .map(|k| {
-                    let s = (k / CURVATURE_FULL_SCALE).clamp(-1.0, 1.0);
-                    (128.0 + (127.0 * s).round()) as u8
-                })
+                .map(curvature_sample)
                 .collect(),
         ),
         DerivedMap::Occlusion => MapPixels::Grey8(
@@ -411,5 +425,21 @@ mod tests {
         };
         assert_eq!(wear, [123, 0, 0, 0, 0, 0, 65535, 0]);
         assert_eq!(deposition, [0, 0, 250, 0, 1, 65535, 0, 0]);
+    }
+
+    #[test]
+    fn curvature_samples_grow_with_convexity_on_both_sides() {
+        assert_eq!(curvature_sample(0.0), 128);
+        assert_eq!(curvature_sample(-0.0), 128);
+        assert_eq!(curvature_sample(f32::NAN), 128);
+        assert_eq!(curvature_sample(CURVATURE_FULL_SCALE), 255);
+        assert_eq!(curvature_sample(-CURVATURE_FULL_SCALE), 1);
+        assert_eq!(curvature_sample(1.0e9), 255);
+        let steps: Vec<u8> = [0.01, 0.05, 0.2, 1.0, 4.0]
+            .iter()
+            .map(|&k| curvature_sample(k))
+            .collect();
+        assert!(steps.windows(2).all(|w| w[0] < w[1]), "{steps:?}");
+        assert_eq!(curvature_sample(0.3) - 128, 128 - curvature_sample(-0.3));
     }
 }

@@ -6,6 +6,7 @@ use orogen_core::Heightmap;
 use orogen_core::maps::DerivedMap;
 use orogen_core::maps::MapSettings;
 use orogen_core::maps::curvature::convexity;
+use orogen_core::maps::derived::curvature_sample;
 use orogen_core::maps::flow::{TINT, strength_of_area};
 use orogen_core::maps::lakes::lake_depths;
 use orogen_core::maps::occlusion::sky_visibility;
@@ -53,10 +54,6 @@ pub const OVERLAY_MAPS: [DerivedMap; 6] = [
     DerivedMap::Occlusion,
 ];
 
-/// |convexity| (1/world units) where the overlay's log scale bends; it
-/// reaches full strength at 100 times that.
-pub const CURVATURE_KNEE: f32 = 0.05;
-
 /// Lake depth (world units) the overlay shows at full strength.
 pub const LAKE_OVERLAY_DEPTH: f32 = 10.0;
 
@@ -76,8 +73,8 @@ pub fn overlay_tint(kind: DerivedMap) -> [u8; 3] {
 
 /// `kind` of `map` (cells `cell_size` apart) as the overlay draws it,
 /// 0..1 per cell: drainage on a log scale (flow, wetness), depth up to
-/// [`LAKE_OVERLAY_DEPTH`], river weight, |convexity| on a log scale
-/// from [`CURVATURE_KNEE`], and for occlusion the sky hidden (1 − visibility).
+/// [`LAKE_OVERLAY_DEPTH`], river weight, |convexity| on `curvature.png`'s
+/// log scale, and for occlusion the sky hidden (1 − visibility).
 pub fn overlay_strength(map: &Heightmap, cell_size: f32, kind: DerivedMap) -> Vec<f32> {
     let settings = MapSettings::default();
     match kind {
@@ -94,14 +91,10 @@ pub fn overlay_strength(map: &Heightmap, cell_size: f32, kind: DerivedMap) -> Ve
             let area = drainage_area(map, cell_size, None);
             river_weights(&area, map.width(), cell_size, &settings.rivers)
         }
-        // Log-scaled: gentle hills (|k| near 0.05) and sharp eroded
-        // ridges (near 5) both read, where a linear scale saturates one.
+        // The log scale of `curvature.png`, so the overlay and the file agree.
         DerivedMap::Curvature => convexity(map, cell_size)
             .into_iter()
-            .map(|k| {
-                let scaled = (1.0 + k.abs() / CURVATURE_KNEE).ln() / (1.0 + 100.0f32).ln();
-                scaled.clamp(0.0, 1.0)
-            })
+            .map(|k| f32::from(curvature_sample(k).abs_diff(128)) / 127.0)
             .collect(),
         DerivedMap::Occlusion => sky_visibility(map, cell_size, settings.occlusion_radius)
             .into_iter()
