@@ -131,6 +131,9 @@ mod tests {
             assert!(range.min < range.max, "{i}");
         }
         assert_eq!(source_of(4, &image), image);
-        assert_eq!(source_of(4, &MaskSource::Height), MaskSource::Image(String::new()));
+        assert_eq!(
+            source_of(4, &MaskSource::Height),
+            MaskSource::Image(String::new())
+        );
     }
 }
