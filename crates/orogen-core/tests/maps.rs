@@ -142,3 +142,48 @@ fn derived_maps_are_the_same_bytes_on_any_thread_count() {
     assert_eq!(run(2), one);
     assert_eq!(run(8), one);
 }
+
+#[test]
+fn a_tiled_export_cuts_each_map_into_the_heights_tiles() {
+    use orogen_core::io::height_files::ExportOptions;
+    use orogen_core::io::tiled_export::map_tile_grid;
+    let (recipe, map) = preset_at("default", 129);
+    for flip_y in [false, true] {
+        let request = ExportRequest {
+            options: ExportOptions {
+                flip_y,
+                ..ExportOptions::default()
+            },
+            maps: vec![DerivedMap::Lakes, DerivedMap::Rivers],
+            tiles: Some(map_tile_grid(129, 129, 2).expect("129 splits in 2")),
+            ..ExportRequest::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        export_map(&map, &recipe, None, &request, dir.path()).expect("the export");
+        for name in ["lakes", "rivers"] {
+            let whole = image::open(dir.path().join(format!("{name}.png")))
+                .expect("the whole map")
+                .into_luma16();
+            for (i, j) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let file = format!("heightmap_x{i}_y{j}_{name}.png");
+                let tile = image::open(dir.path().join(&file))
+                    .unwrap_or_else(|e| panic!("{file}: {e}"))
+                    .into_luma16();
+                assert_eq!(tile.dimensions(), (65, 65), "{file}");
+                // Tile (i, j) starts at cell (64 i, 64 j) of the north-up
+                // map; with flip-y both files run south first.
+                for ty in 0..65u32 {
+                    for tx in 0..65u32 {
+                        let (x, y_north) = (64 * i + tx, 64 * j + if flip_y { 64 - ty } else { ty });
+                        let wy = if flip_y { 128 - y_north } else { y_north };
+                        assert_eq!(
+                            tile.get_pixel(tx, ty),
+                            whole.get_pixel(x, wy),
+                            "{file} at {tx},{ty} (flip {flip_y})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -362,6 +362,7 @@ pub fn export_map(
             &request.map_settings,
             erosion,
             layers.as_ref(),
+            request.tiles.as_ref(),
         )?);
         if erosion.is_some_and(|r| r.stages().is_empty())
             && request.maps.iter().any(|m| m.needs_erosion_record())

@@ -7,6 +7,7 @@ use crate::heightmap::Heightmap;
 use crate::io::bundle::ExportBundle;
 use crate::io::errors::{EncodeError, ExportError};
 use crate::io::height_files::{encode_png, encode_png16};
+use crate::io::tiled_export::MapTileGrid;
 use crate::maps::derived::erosion_pixels;
 use crate::maps::{DerivedMap, MapListError, MapPixels, MapSettings, derive_map};
 use crate::pipeline::ErosionRecord;
@@ -28,6 +29,7 @@ pub fn add_map_files(
     settings: &MapSettings,
     erosion: Option<&ErosionRecord>,
     layers: Option<&MapLayerPlan>,
+    tiles: Option<&MapTileGrid>,
 ) -> Result<serde_json::Value, ExportError> {
     check_erosion_record(map, maps, erosion)?;
     // Each map is its own routing or filter over the same heights: they
@@ -72,6 +74,9 @@ pub fn add_map_files(
             entry["sea_level"] = serde_json::json!(sea);
         }
     }
+    if let (Some(grid), Some(entries)) = (tiles, value.as_array_mut()) {
+        add_map_tiles(bundle, grid, &pixels, map.width(), flip_y, entries)?;
+    }
     if let (Some(plan), Some(entries)) = (layers, value.as_array_mut()) {
         add_map_layers(bundle, plan, &pixels, map.width(), flip_y, entries)?;
     }
@@ -107,6 +112,68 @@ pub fn check_erosion_record(
         });
     }
     Ok(())
+}
+
+/// With a tiled export (`--tiles N`), each map is cut into the same
+/// border-sharing tiles as the heights: `<tile stem>_<map>.png`, rows in
+/// the height files' order; each map's sidecar entry names the pattern.
+fn add_map_tiles(
+    bundle: &mut ExportBundle,
+    grid: &MapTileGrid,
+    pixels: &[(DerivedMap, MapPixels)],
+    width: usize,
+    flip_y: bool,
+    entries: &mut [serde_json::Value],
+) -> Result<(), EncodeError> {
+    let coords: Vec<(usize, usize)> = (0..grid.n)
+        .flat_map(|j| (0..grid.n).map(move |i| (i, j)))
+        .collect();
+    for ((kind, map_pixels), entry) in pixels.iter().zip(entries.iter_mut()) {
+        let files: Vec<Result<(String, Vec<u8>), EncodeError>> = coords
+            .par_iter()
+            .map(|&(i, j)| {
+                let (x0, y0) = grid.origin(i, j);
+                let (tw, th) = (grid.tile_width, grid.tile_height);
+                let png = match map_pixels {
+                    MapPixels::Grey16(values) => {
+                        encode_png16(&crop(values, width, (x0, y0), (tw, th)), tw, flip_y)?
+                    }
+                    MapPixels::Grey8(values) => {
+                        let mut rows = crop(values, width, (x0, y0), (tw, th));
+                        if flip_y {
+                            flip_rows(&mut rows, tw);
+                        }
+                        encode_png(&rows, tw, th, ExtendedColorType::L8)?
+                    }
+                };
+                Ok((format!("{}_{}.png", grid.stem(i, j), kind.name()), png))
+            })
+            .collect();
+        for file in files {
+            let (name, png) = file?;
+            bundle.add(name, png);
+        }
+        entry["tiles"] = serde_json::json!(format!(
+            "<tile>_{}.png for each tile of tiles_grid (<tile> its r16 file's stem)",
+            kind.name()
+        ));
+    }
+    Ok(())
+}
+
+/// The `size` samples of a row-major `width`-wide grid from `origin`.
+fn crop<T: Copy>(
+    values: &[T],
+    width: usize,
+    origin: (usize, usize),
+    size: (usize, usize),
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(size.0 * size.1);
+    for y in origin.1..origin.1 + size.1 {
+        let start = y * width + origin.0;
+        out.extend_from_slice(&values[start..start + size.0]);
+    }
+    out
 }
 
 /// Reverses the order of `values`' rows of `width` samples.
