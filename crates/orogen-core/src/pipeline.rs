@@ -84,7 +84,42 @@ struct Header {
 #[derive(Clone)]
 struct Cached {
     entry: StageEntry,
+    /// The files the stage read (an import, a mask image) as they were:
+    /// a file changed on disk re-runs the stage though the recipe did not.
+    files: Vec<FileStamp>,
     output: StageOutput,
+}
+
+/// A file's size and modification time, or that it could not be read
+/// (`None`): cheap to take on every run, where a content hash would read
+/// megabytes.
+type FileStamp = Option<(u64, std::time::SystemTime)>;
+
+/// The stamps of the files `entry` reads, resolved in `base_dir`.
+fn file_stamps(entry: &StageEntry, base_dir: Option<&std::path::Path>) -> Vec<FileStamp> {
+    let mut paths: Vec<&str> = Vec::new();
+    if let crate::stages::Stage::Import(import) = &entry.stage {
+        paths.push(&import.path);
+    }
+    if let Some(crate::stages::mask::StageMask {
+        source: crate::stages::mask::MaskSource::Image(path),
+        ..
+    }) = &entry.mask
+    {
+        paths.push(path);
+    }
+    paths
+        .into_iter()
+        .map(|path| {
+            let path = std::path::Path::new(path);
+            let full = match base_dir {
+                Some(base) if path.is_relative() => base.join(path),
+                _ => path.to_path_buf(),
+            };
+            let meta = std::fs::metadata(full).ok()?;
+            Some((meta.len(), meta.modified().ok()?))
+        })
+        .collect()
 }
 
 /// A pipeline with a per-stage cache.
@@ -139,7 +174,10 @@ impl Pipeline {
             .stages
             .iter()
             .zip(&self.cache)
-            .position(|(entry, cached)| *entry != cached.entry)
+            .position(|(entry, cached)| {
+                *entry != cached.entry
+                    || cached.files != file_stamps(entry, self.base_dir.as_deref())
+            })
             .unwrap_or_else(|| recipe.stages.len().min(self.cache.len()))
     }
 
@@ -172,6 +210,9 @@ impl Pipeline {
         };
         for (index, entry) in recipe.stages.iter().enumerate().skip(first) {
             hooks.before_stage(index, count)?;
+            // Taken before the stage reads them: a file changed while it
+            // runs makes the next run read it again.
+            let files = file_stamps(entry, self.base_dir.as_deref());
             let start = Instant::now();
             if entry.enabled {
                 let mut map = current.parallel_copy();
@@ -198,6 +239,7 @@ impl Pipeline {
             };
             self.cache.push(Cached {
                 entry: entry.clone(),
+                files,
                 output,
             });
         }

@@ -174,7 +174,8 @@ fn a_tiled_export_cuts_each_map_into_the_heights_tiles() {
                 // map; with flip-y both files run south first.
                 for ty in 0..65u32 {
                     for tx in 0..65u32 {
-                        let (x, y_north) = (64 * i + tx, 64 * j + if flip_y { 64 - ty } else { ty });
+                        let (x, y_north) =
+                            (64 * i + tx, 64 * j + if flip_y { 64 - ty } else { ty });
                         let wy = if flip_y { 128 - y_north } else { y_north };
                         assert_eq!(
                             tile.get_pixel(tx, ty),

@@ -225,3 +225,40 @@ fn a_mask_round_trips_through_the_recipe_file() {
     // Unmasked stages write no mask field: older readers and files agree.
     assert_eq!(text.matches("mask").count(), 1);
 }
+
+#[test]
+fn a_mask_image_changed_on_disk_re_runs_its_stage() {
+    use orogen_core::Pipeline;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mask.png");
+    let half = |west_white: bool| {
+        image::GrayImage::from_fn(16, 16, |x, _| {
+            image::Luma([if (x < 8) == west_white { 255 } else { 0 }])
+        })
+    };
+    half(true).save(&path).unwrap();
+    let mut recipe = base(65);
+    recipe.stages.push(StageEntry {
+        mask: Some(StageMask {
+            source: MaskSource::Image("mask.png".into()),
+            range: Span::new(0.0, 1.0),
+            soft: 0.0,
+            invert: false,
+        }),
+        ..StageEntry::new(blur())
+    });
+    let last = recipe.stages.len() - 1;
+    let mut pipeline = Pipeline::new().with_base_dir(Some(dir.path().to_path_buf()));
+    let first = pipeline.run(&recipe, RunHooks::default()).unwrap();
+    let again = pipeline.run(&recipe, RunHooks::default()).unwrap();
+    assert!(!again.stages[last].reran, "nothing changed: cached");
+    // The other half painted instead (a larger file, so the stamp moves
+    // even within the file system's time resolution).
+    let mut east = half(false);
+    east.put_pixel(0, 0, image::Luma([7]));
+    east.save(&path).unwrap();
+    let changed = pipeline.run(&recipe, RunHooks::default()).unwrap();
+    assert!(changed.stages[last].reran, "the mask file changed");
+    assert_eq!(changed.first_rerun, last, "only from the masked stage");
+    assert_ne!(changed.map.data(), first.map.data());
+}
