@@ -273,6 +273,9 @@ impl Recipe {
         for (i, entry) in self.stages.iter_mut().enumerate() {
             let prefix = format!("stages[{i}]({})", entry.stage.kind());
             validate(&mut entry.stage, &prefix)?;
+            if let Some(mask) = &entry.mask {
+                mask.validate(&format!("{prefix}.mask"))?;
+            }
         }
         self.tiles.validate()
     }

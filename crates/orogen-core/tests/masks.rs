@@ -262,3 +262,49 @@ fn a_mask_image_changed_on_disk_re_runs_its_stage() {
     assert_eq!(changed.first_rerun, last, "only from the masked stage");
     assert_ne!(changed.map.data(), first.map.data());
 }
+
+#[test]
+fn a_bad_mask_is_refused_in_one_line_naming_its_field() {
+    let bad = |source: MaskSource, range: (f32, f32), soft: f32| StageMask {
+        source,
+        range: Span {
+            min: range.0,
+            max: range.1,
+        },
+        soft,
+        invert: false,
+    };
+    for (mask, field) in [
+        (bad(MaskSource::Height, (50.0, 10.0), 0.0), "range"),
+        (bad(MaskSource::Height, (f32::NAN, 10.0), 0.0), "range"),
+        (bad(MaskSource::Slope, (0.0, 10.0), -2.0), "soft"),
+        (
+            bad(MaskSource::Image(" ".into()), (0.0, 1.0), 0.0),
+            "source",
+        ),
+    ] {
+        let mut recipe = base(65);
+        recipe.stages.push(StageEntry {
+            mask: Some(mask.clone()),
+            ..StageEntry::new(blur())
+        });
+        let error = recipe.validate().expect_err("refused").to_string();
+        assert_eq!(error.lines().count(), 1, "{error}");
+        assert!(
+            error.contains(&format!(".mask.{field}")),
+            "{mask:?}: {error}"
+        );
+    }
+    // Through the recipe file too: a saved mask edited into a bad range.
+    let mut recipe = base(65);
+    recipe.stages.push(StageEntry {
+        mask: Some(bad(MaskSource::Height, (10.0, 50.0), 0.0)),
+        ..StageEntry::new(blur())
+    });
+    let text = recipe.to_ron().expect("saves");
+    assert!(Recipe::from_ron(&text).is_ok());
+    let edited = text.replacen("max: 50.0", "max: 5.0", 1);
+    assert_ne!(edited, text, "the mask's range is in the file");
+    let error = Recipe::from_ron(&edited).expect_err("refused").to_string();
+    assert!(error.contains("mask.range"), "{error}");
+}

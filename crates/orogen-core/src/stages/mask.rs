@@ -20,7 +20,7 @@ use crate::Heightmap;
 use crate::hydro::{Outlets, Routing, fill_levels};
 use crate::maps::lakes::lake_depths;
 use crate::maps::rivers::drainage_area;
-use crate::params::Span;
+use crate::params::{ParamError, Span};
 use crate::splat::slope_map;
 use crate::stages::StageError;
 use serde::{Deserialize, Serialize};
@@ -83,6 +83,33 @@ impl StageMask {
             .into_iter()
             .map(|v| self.flip(self.weight(v)))
             .collect())
+    }
+
+    /// Refuses a range that is not finite and ordered, a soft edge that is
+    /// negative or not finite, and an image without a path, naming the
+    /// field (`path` is where the mask sits in the recipe).
+    pub fn validate(&self, path: &str) -> Result<(), ParamError> {
+        let error = |field: &str, message: String| ParamError {
+            path: format!("{path}.{field}"),
+            message,
+        };
+        if let MaskSource::Image(file) = &self.source {
+            if file.trim().is_empty() {
+                return Err(error("source", "an Image mask needs a file path".into()));
+            }
+            return Ok(());
+        }
+        let (lo, hi) = (self.range.min, self.range.max);
+        if !(lo.is_finite() && hi.is_finite()) || lo > hi {
+            return Err(error(
+                "range",
+                format!("{lo}..{hi}: expected finite numbers with min ≤ max"),
+            ));
+        }
+        if !self.soft.is_finite() || self.soft < 0.0 {
+            return Err(error("soft", format!("{}: expected 0 or more", self.soft)));
+        }
+        Ok(())
     }
 
     /// The weight of a source value: 1 inside the range, a linear ramp
