@@ -51,16 +51,7 @@ pub fn add_map_files(
     let pixels = pixels.into_iter().collect::<Result<Vec<_>, _>>()?;
     let files: Vec<Result<Vec<u8>, EncodeError>> = pixels
         .par_iter()
-        .map(|(_, pixels)| match pixels {
-            MapPixels::Grey16(values) => encode_png16(values, map.width(), flip_y),
-            MapPixels::Grey8(values) => {
-                let mut rows = values.clone();
-                if flip_y {
-                    flip_rows(&mut rows, map.width());
-                }
-                encode_png(&rows, map.width(), map.height(), ExtendedColorType::L8)
-            }
-        })
+        .map(|(_, pixels)| encode_map(pixels, map.width(), flip_y))
         .collect();
     let mut meanings = Vec::with_capacity(maps.len());
     for (kind, file) in maps.iter().zip(files) {
@@ -134,18 +125,15 @@ fn add_map_tiles(
             .map(|&(i, j)| {
                 let (x0, y0) = grid.origin(i, j);
                 let (tw, th) = (grid.tile_width, grid.tile_height);
-                let png = match map_pixels {
+                let tile = match map_pixels {
                     MapPixels::Grey16(values) => {
-                        encode_png16(&crop(values, width, (x0, y0), (tw, th)), tw, flip_y)?
+                        MapPixels::Grey16(crop(values, width, (x0, y0), (tw, th)))
                     }
                     MapPixels::Grey8(values) => {
-                        let mut rows = crop(values, width, (x0, y0), (tw, th));
-                        if flip_y {
-                            flip_rows(&mut rows, tw);
-                        }
-                        encode_png(&rows, tw, th, ExtendedColorType::L8)?
+                        MapPixels::Grey8(crop(values, width, (x0, y0), (tw, th)))
                     }
                 };
+                let png = encode_map(&tile, tw, flip_y)?;
                 Ok((format!("{}_{}.png", grid.stem(i, j), kind.name()), png))
             })
             .collect();
@@ -159,6 +147,28 @@ fn add_map_tiles(
         ));
     }
     Ok(())
+}
+
+/// A map's grey PNG, `width` samples a row, rows flipped with `flip_y`.
+fn encode_map(pixels: &MapPixels, width: usize, flip_y: bool) -> Result<Vec<u8>, EncodeError> {
+    match pixels {
+        MapPixels::Grey16(values) => encode_png16(values, width, flip_y),
+        MapPixels::Grey8(values) => encode_grey8(values.clone(), width, flip_y),
+    }
+}
+
+/// An 8-bit grey PNG of `values`, `width` a row, rows flipped with
+/// `flip_y` (the 16-bit encoder flips as it writes).
+pub(super) fn encode_grey8(
+    mut values: Vec<u8>,
+    width: usize,
+    flip_y: bool,
+) -> Result<Vec<u8>, EncodeError> {
+    if flip_y {
+        flip_rows(&mut values, width);
+    }
+    let height = values.len() / width.max(1);
+    encode_png(&values, width, height, ExtendedColorType::L8)
 }
 
 /// The `size` samples of a row-major `width`-wide grid from `origin`.

@@ -15,7 +15,7 @@
 //! The weights are defined from the 16-bit files' values, so anyone can
 //! recompute them from those files.
 
-use super::map_files::flip_rows;
+use super::map_files::encode_grey8;
 use crate::io::bundle::ExportBundle;
 use crate::io::engines::Engine;
 use crate::io::errors::EncodeError;
@@ -115,15 +115,12 @@ pub fn add_map_layers(
             let files: Vec<Result<Option<NamedFile>, EncodeError>> = maps
                 .par_iter()
                 .zip(weights)
-                .map(|((kind, pixels), mut weight)| {
+                .map(|((kind, pixels), weight)| {
                     // An 8-bit map is its own weight map.
                     if matches!(pixels, MapPixels::Grey8(_)) {
                         return Ok(None);
                     }
-                    if flip_y {
-                        flip_rows(&mut weight, width);
-                    }
-                    let png = encode_png(&weight, width, height, ExtendedColorType::L8)?;
+                    let png = encode_grey8(weight, width, flip_y)?;
                     Ok(Some((weight_file(*kind), png)))
                 })
                 .collect();

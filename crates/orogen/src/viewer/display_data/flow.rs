@@ -45,14 +45,7 @@ impl Default for FlowField {
 }
 
 /// The maps the overlay offers: those derived from the shown map alone.
-pub const OVERLAY_MAPS: [DerivedMap; 6] = [
-    DerivedMap::Flow,
-    DerivedMap::Wetness,
-    DerivedMap::Lakes,
-    DerivedMap::Rivers,
-    DerivedMap::Curvature,
-    DerivedMap::Occlusion,
-];
+pub const OVERLAY_MAPS: [DerivedMap; 6] = DerivedMap::FROM_HEIGHTS;
 
 /// Lake depth (world units) the overlay shows at full strength.
 pub const LAKE_OVERLAY_DEPTH: f32 = 10.0;
