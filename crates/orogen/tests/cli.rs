@@ -769,3 +769,18 @@ fn maps_are_written_beside_the_heights_and_bad_lists_refused() {
     assert_eq!(maps[1]["file"], "lakes.png");
     assert_eq!(maps[1]["sea_level"], 20.0);
 }
+
+#[test]
+fn a_view_overlay_that_is_no_map_is_refused_in_one_line() {
+    let (ok, _, stderr) = run(&["view", "--overlay", "moss"]);
+    assert!(!ok);
+    assert_eq!(stderr.lines().count(), 1, "one line expected: {stderr}");
+    assert!(
+        stderr.contains("--overlay \"moss\"") && stderr.contains("curvature"),
+        "{stderr}"
+    );
+    // Wear and deposition are recorded by an export run, not derived
+    // from the shown map: the overlay does not offer them.
+    let (ok, _, stderr) = run(&["view", "--overlay", "wear"]);
+    assert!(!ok && stderr.contains("--overlay \"wear\""), "{stderr}");
+}
