@@ -1,7 +1,7 @@
 //! Stage masks: a stage confined to part of the map. The weight of each
 //! cell comes from the stage's input, either a derived map within a range
 //! (height, slope, drainage area, lake depth) with a soft edge, or a grey
-//! image laid over the world. Where the weight is 0 the stage's output is
+//! image laid over the world, from a file or painted ([`painted`]). Where the weight is 0 the stage's output is
 //! thrown away and the cell keeps its input bit for bit; where it is 1
 //! the cell takes the output; between, the two blend.
 //!
@@ -15,6 +15,8 @@
 //!   depression) are filled back to that level, so the masked part still
 //!   drains; unmasked cells are never touched, so a hollow whose floor is
 //!   all outside the mask stays.
+
+pub mod painted;
 
 use crate::Heightmap;
 use crate::hydro::{Outlets, Routing, fill_levels};
@@ -40,6 +42,9 @@ pub enum MaskSource {
     /// A grey image (PNG, 8 or 16 bit) stretched over the world's extent:
     /// black 0, white 1. A relative path is the recipe's folder's.
     Image(String),
+    /// A mask painted in the viewer: a grey image over the world, saved
+    /// beside the recipe and named by the hash of its pixels.
+    Painted(painted::PaintedMask),
 }
 
 /// Where a stage acts.
@@ -78,6 +83,12 @@ impl StageMask {
                     .map_err(StageError::Failed)?;
                 return Ok(grey.into_iter().map(|w| self.flip(w)).collect());
             }
+            MaskSource::Painted(mask) => {
+                let image = painted::resolve(mask, base_dir)
+                    .map_err(|e| StageError::Failed(e.to_string()))?;
+                let grey = image.weights(map.width(), map.height());
+                return Ok(grey.into_iter().map(|w| self.flip(w)).collect());
+            }
         };
         Ok(values
             .into_iter()
@@ -86,8 +97,9 @@ impl StageMask {
     }
 
     /// Refuses a range that is not finite and ordered, a soft edge that is
-    /// negative or not finite, and an image without a path, naming the
-    /// field (`path` is where the mask sits in the recipe).
+    /// negative or not finite, an image without a path and a painted mask
+    /// without a well-formed hash, naming the field (`path` is where the
+    /// mask sits in the recipe).
     pub fn validate(&self, path: &str) -> Result<(), ParamError> {
         let error = |field: &str, message: String| ParamError {
             path: format!("{path}.{field}"),
@@ -96,6 +108,19 @@ impl StageMask {
         if let MaskSource::Image(file) = &self.source {
             if file.trim().is_empty() {
                 return Err(error("source", "an Image mask needs a file path".into()));
+            }
+            return Ok(());
+        }
+        if let MaskSource::Painted(mask) = &self.source {
+            if !painted::is_hash(&mask.hash) {
+                return Err(error(
+                    "source",
+                    format!(
+                        "painted mask hash {:?}: expected {} lowercase hex digits",
+                        mask.hash,
+                        painted::HASH_DIGITS
+                    ),
+                ));
             }
             return Ok(());
         }
