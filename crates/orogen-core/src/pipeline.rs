@@ -47,6 +47,35 @@ impl PipelineOutput {
             .unwrap_or_else(|| self.map.clone())
     }
 
+    /// What the erosion stages of `recipe` changed, from the map each
+    /// stage left (a [`Pipeline`] run's output keeps them; [`run_once`]'s
+    /// does not, so use [`run_once_recording`] there), through stage
+    /// `through` (all stages when `None`). The same cells as the record
+    /// [`run_once_recording`] takes as it runs.
+    pub fn erosion_record(&self, recipe: &Recipe, through: Option<usize>) -> ErosionRecord {
+        let (width, height) = (self.map.width(), self.map.height());
+        let mut record = ErosionRecord::new(width, height);
+        let last = through.unwrap_or(usize::MAX);
+        // The pipeline starts every run from a map of zeros.
+        let zeros = vec![0.0f32; width * height];
+        for (index, (entry, stage)) in recipe.stages.iter().zip(&self.stages).enumerate() {
+            if index > last {
+                break;
+            }
+            if !(entry.enabled && is_erosion(&entry.stage)) {
+                continue;
+            }
+            let before = match index.checked_sub(1).and_then(|i| self.stages.get(i)) {
+                Some(previous) => previous.map.data(),
+                None => &zeros,
+            };
+            if before.len() == zeros.len() && stage.map.data().len() == zeros.len() {
+                record.add(entry.stage.kind(), before, stage.map.data());
+            }
+        }
+        record.finished()
+    }
+
     /// Milliseconds of all stages, reused ones at their last run's time.
     pub fn total_millis(&self) -> f64 {
         self.stages.iter().map(|s| s.millis).sum()

@@ -80,7 +80,15 @@ pub fn recipe_reference_markdown() -> String {
          the map's height range whenever it changes (the article's\n\
          `AssainTilesRange`); `bands_from_zero: true` assigns them over `0..max`\n\
          instead, as article 003 does over its map clamped at 0. Each tile also has\n\
-         `fallback_color: (r, g, b)`, used when its image cannot be read.\n\n",
+         `fallback_color: (r, g, b)`, used when its image cannot be read, and\n\
+         optionally `map: (map: flow, range: (min: 5000.0, max: 1e12), soft: 2000.0)`:\n\
+         the tile shows only where that derived map's value lies in the range,\n\
+         fading to nothing over `soft` beyond each end. The maps and their units:\n\
+         `flow` and `wetness` drainage area (square world units), `lakes` depth\n\
+         (world units), `rivers` weight (0..1), `curvature` convexity (1/world\n\
+         units, > 0 on ridges), `occlusion` sky visibility (0..1), `wear` and\n\
+         `deposition` material removed or laid down by the erosion stages (world\n\
+         units). At most four different maps per tile set.\n\n",
     );
     let mut tile = TileSet::default().tiles.remove(0);
     out.push_str(&table(&mut tile));

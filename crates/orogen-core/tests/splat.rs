@@ -14,6 +14,7 @@ fn band(low: f32, optimal: f32, high: f32) -> Tile {
         optimal,
         high,
         slope: None,
+        map: None,
         scale: 1.0,
         fallback_color: [0, 0, 0],
     }

@@ -394,9 +394,15 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         cancel: None,
         progress: Some(&mut on_stage),
     };
-    // What the erosion stages changed is kept only when a map needs it:
-    // it costs a copy of the map per erosion stage.
-    let output = if request.maps.iter().any(|m| m.needs_erosion_record()) {
+    // What the erosion stages changed is kept only when a map or a tile's
+    // map rule needs it: it costs a copy of the map per erosion stage.
+    let tiles_need_record = request.texture.is_some()
+        && recipe
+            .tiles
+            .tiles
+            .iter()
+            .any(|t| t.map.is_some_and(|rule| rule.map.needs_erosion_record()));
+    let output = if tiles_need_record || request.maps.iter().any(|m| m.needs_erosion_record()) {
         let (output, record) =
             run_once_recording(&recipe, base_dir.clone(), hooks).map_err(|e| e.to_string())?;
         request.erosion = Some(Arc::new(record));

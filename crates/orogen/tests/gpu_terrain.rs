@@ -25,13 +25,74 @@ fn the_gpu_splat_agrees_with_texture_png() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
+    gpu_and_cpu_splats_agree(&dir, "default");
+}
+
+/// The same with map rules: a riverbed tile where the drainage area is
+/// large (soft edge) and a rock tile confined to valleys by curvature
+/// (hard edge), read on the GPU from the rule-map pages.
+#[test]
+fn the_gpu_splat_agrees_with_texture_png_under_map_rules() {
+    if !can_render() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut recipe = orogen_core::presets::load("default")
+        .expect("the default preset")
+        .expect("it parses");
+    recipe.tiles.tiles[0].map = Some(orogen_core::splat::MapRule {
+        map: orogen_core::maps::DerivedMap::Flow,
+        range: orogen_core::params::Span::new(3000.0, 1e12),
+        soft: 2000.0,
+    });
+    recipe.tiles.tiles[2].map = Some(orogen_core::splat::MapRule {
+        map: orogen_core::maps::DerivedMap::Curvature,
+        range: orogen_core::params::Span::new(-1e6, 0.0),
+        soft: 0.0,
+    });
+    let path = dir.path().join("rules.ron");
+    std::fs::write(&path, recipe.to_ron().expect("serialises")).expect("writes the recipe");
+    let ruled = gpu_and_cpu_splats_agree(&dir, &path.to_string_lossy());
+    // The rules matter: against the same map without them, a good share
+    // of texels changes colour.
+    let plain_dir = tempfile::tempdir().expect("temp dir");
+    let plain_out = plain_dir.path().join("plain");
+    let (ok, _, err) = run(&[
+        "generate",
+        "--recipe",
+        "default",
+        "--size",
+        "129",
+        "--texture",
+        "258",
+        "--out",
+        &plain_out.to_string_lossy(),
+    ]);
+    assert!(ok, "{err}");
+    let plain = image::open(plain_out.join("texture.png"))
+        .expect("texture.png")
+        .to_rgb8();
+    let changed = ruled
+        .pixels()
+        .zip(plain.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(&x, y)| x.abs_diff(y) > 16))
+        .count();
+    let share = changed as f64 / (258.0 * 258.0);
+    eprintln!("map rules changed {:.1} % of the texels", share * 100.0);
+    assert!(share > 0.1, "the rules changed only {:.1} %", share * 100.0);
+}
+
+/// Exports `recipe` at 129² with a 258² texture, shows the exported
+/// recipe straight down, one pixel per texel, and compares; returns
+/// `texture.png`.
+fn gpu_and_cpu_splats_agree(dir: &tempfile::TempDir, recipe: &str) -> image::RgbImage {
     let out = dir.path().join("export");
     let out_arg = out.to_string_lossy().into_owned();
     // 129² cells: the viewer's tile grid is two texels per cell, 258².
     let (ok, _, err) = run(&[
         "generate",
         "--recipe",
-        "default",
+        recipe,
         "--size",
         "129",
         "--texture",
@@ -105,6 +166,7 @@ fn the_gpu_splat_agrees_with_texture_png() {
         mean.iter().all(|&m| m <= 6.0),
         "mean absolute difference {mean:?} (limit 6 per channel)"
     );
+    texture
 }
 
 /// A level camera skimming a 2049² map sees every level of detail from

@@ -21,7 +21,9 @@ use crate::maps::{DerivedMap, MapSettings};
 use crate::params::Span;
 use crate::pipeline::ErosionRecord;
 use crate::recipe::Recipe;
-use crate::splat::{TileImages, add_texture_files, render_splat};
+use crate::splat::{
+    RuleMaps, TileImages, add_texture_files, render_splat_with_maps, rule_map_kinds,
+};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -324,13 +326,19 @@ pub fn export_map(
         let start = Instant::now();
         let (images, image_warnings) = TileImages::load(&recipe.tiles, base_dir);
         warnings.extend(image_warnings);
-        let splat = render_splat(
+        // The tiles' map rules read maps of the final map; wear and
+        // deposition come from the run's erosion record.
+        let kinds = rule_map_kinds(recipe.tiles.tiles.iter().map(|t| &t.map));
+        let rule_maps =
+            RuleMaps::compute(&kinds, map, recipe.cell_size(), request.erosion.as_deref());
+        let splat = render_splat_with_maps(
             map,
             recipe.cell_size(),
             &recipe.tiles,
             &images,
             width,
             height,
+            &rule_maps,
         )?;
         add_texture_files(&mut bundle, &splat)?;
         timings.push(("splat", millis_since(start)));

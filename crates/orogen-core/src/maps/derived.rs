@@ -13,10 +13,12 @@ use super::rivers::{RiverRule, drainage_area, river_weights};
 use super::wetness::spread_drainage_area;
 use crate::Heightmap;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// A map derived from the terrain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A map derived from the terrain (named in recipes as on the command
+/// line: `flow`, `wetness`, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum DerivedMap {
     /// Steepest-descent (D8) drainage area.
     Flow,

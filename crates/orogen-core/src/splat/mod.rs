@@ -12,6 +12,7 @@
 
 pub mod builtin_tiles;
 mod images;
+mod map_rule;
 pub mod reference;
 mod render;
 mod slope;
@@ -20,11 +21,12 @@ mod texture;
 mod weights;
 
 pub use images::{TileImageError, TileImages, decode_tile_image, load_tile_image};
-pub use render::{SplatError, render_splat, round_to_u8};
+pub use map_rule::{MAX_RULE_MAPS, MapRule, RuleMaps, rule_map_kinds, rule_units, rule_values};
+pub use render::{SplatError, render_splat, render_splat_with_maps, round_to_u8};
 pub use slope::{atan_degrees, slope_map};
 pub use split::{TileRule, TileRules, TileSource, TileSources};
 pub use texture::{SplatTexture, add_texture_files};
-pub use weights::{slope_factor, visibility, weights_at};
+pub use weights::{slope_factor, visibility, weights_at, weights_with_maps};
 
 use crate::params::{ParamVisitor, Params, Span};
 use serde::{Deserialize, Serialize};
@@ -45,6 +47,9 @@ pub struct Tile {
     pub high: f32,
     /// Slope range in degrees where this tile may show (soft 5° edges).
     pub slope: Option<Span>,
+    /// A derived map's range where this tile may show (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map: Option<MapRule>,
     /// Tile pixels per texture texel: 1 repeats the tile every 256 texels
     /// for a 256² tile, 0.5 stretches it twice as wide.
     pub scale: f32,
@@ -75,6 +80,7 @@ fn builtin(name: &str, color: [u8; 3], slope: Option<Span>) -> Tile {
         optimal: 0.0,
         high: 0.0,
         slope,
+        map: None,
         scale: 1.0,
         fallback_color: color,
     }
@@ -144,8 +150,21 @@ impl TileSet {
                 message: format!("{} tiles; allowed 1 to 16", self.tiles.len()),
             });
         }
+        let maps = rule_map_kinds(self.tiles.iter().map(|t| &t.map));
+        if maps.len() > MAX_RULE_MAPS {
+            return Err(crate::params::ParamError {
+                path: "tiles".into(),
+                message: format!(
+                    "the tiles' map rules read {} different maps; at most {MAX_RULE_MAPS}",
+                    maps.len()
+                ),
+            });
+        }
         for (i, tile) in self.tiles.iter_mut().enumerate() {
             crate::params::validate(tile, &format!("tiles[{i}]"))?;
+            if let Some(rule) = &tile.map {
+                rule.validate(&format!("tiles[{i}].map"))?;
+            }
             if !(tile.low <= tile.optimal && tile.optimal <= tile.high) {
                 return Err(crate::params::ParamError {
                     path: format!("tiles[{i}]"),

@@ -1,6 +1,7 @@
 //! Renders the splat texture row by row: bilinear height and slope per
 //! texel, weights per tile, colours blended from the tile images.
 
+use super::map_rule::{RuleMaps, rule_map_kinds};
 use super::slope::slope_row;
 use super::weights::WeightRules;
 use super::{SplatTexture, TileImages, TileSet};
@@ -139,6 +140,10 @@ pub enum SplatError {
 ///
 /// Refuses, in one line, what it cannot paint: no tiles, no tile images,
 /// a texture without texels or a cell size that is not positive.
+///
+/// Map rules read maps derived from `map` here; `wear` and `deposition`
+/// need the erosion stages' record and read 0 without it (see
+/// [`render_splat_with_maps`]).
 pub fn render_splat(
     map: &Heightmap,
     cell_size: f32,
@@ -146,6 +151,26 @@ pub fn render_splat(
     images: &TileImages,
     width: usize,
     height: usize,
+) -> Result<SplatTexture, SplatError> {
+    let kinds = rule_map_kinds(tiles.tiles.iter().map(|t| &t.map));
+    let maps = if kinds.is_empty() || !(cell_size > 0.0 && cell_size.is_finite()) {
+        RuleMaps::default()
+    } else {
+        RuleMaps::compute(&kinds, map, cell_size, None)
+    };
+    render_splat_with_maps(map, cell_size, tiles, images, width, height, &maps)
+}
+
+/// [`render_splat`] with the map rules reading `maps` (values per cell of
+/// `map`; a rule whose map is not among them is not applied).
+pub fn render_splat_with_maps(
+    map: &Heightmap,
+    cell_size: f32,
+    tiles: &TileSet,
+    images: &TileImages,
+    width: usize,
+    height: usize,
+    maps: &RuleMaps,
 ) -> Result<SplatTexture, SplatError> {
     if tiles.tiles.is_empty() {
         return Err(SplatError::NoTiles);
@@ -162,7 +187,9 @@ pub fn render_splat(
     let (min, max) = map.range();
     let set = tiles.effective(min, max);
     let k = set.tiles.len();
-    let rules = WeightRules::new(&set.tiles);
+    // Only maps of this map's size are read; others cannot be sampled.
+    let maps = usable_maps(maps, map);
+    let rules = WeightRules::new(&set.tiles, &maps.kinds);
     let columns = ColumnSamples::new(width, map.width());
     let rows = sample_axis(height, map.height());
     let image_of = |i: usize| &images.images[i.min(images.images.len() - 1)];
@@ -180,6 +207,7 @@ pub fn render_splat(
     }
     let job = RowJob {
         map,
+        maps: &maps.values,
         inv_cell: 1.0 / cell_size,
         columns: &columns,
         rows: &rows,
@@ -196,7 +224,7 @@ pub fn render_splat(
         .zip(weight_rows.par_chunks_mut(ROWS_PER_JOB))
         .enumerate()
         .for_each_init(
-            || RowScratch::new(width, k),
+            || RowScratch::new(width, k, maps.values.len()),
             |scratch, (index, (rgb_rows, weight_rows))| {
                 for (i, (rgb_row, weight_row)) in rgb_rows
                     .chunks_exact_mut(width * 3)
@@ -216,9 +244,30 @@ pub fn render_splat(
     })
 }
 
+/// The slots of `maps` with one value per cell of `map`.
+fn usable_maps<'a>(maps: &'a RuleMaps, map: &Heightmap) -> UsableMaps<'a> {
+    let cells = map.data().len();
+    let (kinds, values) = maps
+        .kinds
+        .iter()
+        .zip(&maps.values)
+        .filter(|(_, v)| v.len() == cells)
+        .map(|(&k, v)| (k, v.as_slice()))
+        .unzip();
+    UsableMaps { kinds, values }
+}
+
+/// Rule maps a render reads, by slot.
+struct UsableMaps<'a> {
+    kinds: Vec<crate::maps::DerivedMap>,
+    values: Vec<&'a [f32]>,
+}
+
 /// What every texel row of one render shares.
 struct RowJob<'a> {
     map: &'a Heightmap,
+    /// The rule maps' values per map cell, by slot.
+    maps: &'a [&'a [f32]],
     /// Reciprocal cell size, for slopes in world units.
     inv_cell: f32,
     columns: &'a ColumnSamples,
@@ -342,6 +391,8 @@ impl SlopeRows {
 struct RowScratch {
     slopes: SlopeRows,
     samples: Vec<f32>,
+    /// The rule maps' bilinear samples, slot-major.
+    map_samples: Vec<f32>,
     blended: Vec<f32>,
     weights: Vec<f32>,
     sums: Vec<f32>,
@@ -350,10 +401,11 @@ struct RowScratch {
 }
 
 impl RowScratch {
-    fn new(width: usize, tiles: usize) -> Self {
+    fn new(width: usize, tiles: usize, maps: usize) -> Self {
         RowScratch {
             slopes: SlopeRows::default(),
             samples: vec![0.0; width * 2],
+            map_samples: vec![0.0; width * maps],
             blended: Vec::new(),
             weights: vec![0.0; width * tiles],
             sums: vec![0.0; width],
@@ -407,6 +459,17 @@ impl crate::simd::KernelChecks {
         for (tile, scale) in tiles.tiles.iter_mut().zip([1.0, 0.5, 2.0, 1.0]) {
             tile.scale = scale;
         }
+        // Map rules, soft and hard, so their rows are checked too.
+        tiles.tiles[1].map = Some(super::MapRule {
+            map: crate::maps::DerivedMap::Flow,
+            range: crate::params::Span::new(3.0, 1e9),
+            soft: 2.0,
+        });
+        tiles.tiles[2].map = Some(super::MapRule {
+            map: crate::maps::DerivedMap::Curvature,
+            range: crate::params::Span::new(-1e9, 0.0),
+            soft: 0.0,
+        });
         let images = TileImages {
             images: [(64u32, 64u32), (7, 5), (16, 16), (3, 1)]
                 .into_iter()
@@ -438,7 +501,10 @@ impl crate::simd::KernelChecks {
                 let (min, max) = map.range();
                 let set = tiles.effective(min, max);
                 let k = set.tiles.len();
-                let rules = WeightRules::new(&set.tiles);
+                let kinds = rule_map_kinds(set.tiles.iter().map(|t| &t.map));
+                let maps = RuleMaps::compute(&kinds, &map, 1.0 / inv_cell, None);
+                let maps = usable_maps(&maps, &map);
+                let rules = WeightRules::new(&set.tiles, &maps.kinds);
                 let columns = ColumnSamples::new(width, map.width());
                 let rows = sample_axis(height, map.height());
                 let image_of = |i: usize| &images.images[i.min(images.images.len() - 1)];
@@ -447,6 +513,7 @@ impl crate::simd::KernelChecks {
                     .collect();
                 let job = RowJob {
                     map: &map,
+                    maps: &maps.values,
                     inv_cell,
                     columns: &columns,
                     rows: &rows,
@@ -456,8 +523,10 @@ impl crate::simd::KernelChecks {
                     tile_columns: &tile_columns,
                     width,
                 };
-                let (mut scratch_a, mut scratch_b) =
-                    (RowScratch::new(width, k), RowScratch::new(width, k));
+                let (mut scratch_a, mut scratch_b) = (
+                    RowScratch::new(width, k, maps.values.len()),
+                    RowScratch::new(width, k, maps.values.len()),
+                );
                 for ty in 0..height {
                     let (mut rgb_a, mut rgb_b) = (vec![0u8; width * 3], vec![0u8; width * 3]);
                     let (mut planes_a, mut planes_b) = (vec![0u8; width * k], vec![0u8; width * k]);
@@ -470,6 +539,11 @@ impl crate::simd::KernelChecks {
                     );
                     for (what, a, b) in [
                         ("samples", &scratch_a.samples, &scratch_b.samples),
+                        (
+                            "map samples",
+                            &scratch_a.map_samples,
+                            &scratch_b.map_samples,
+                        ),
                         ("weights", &scratch_a.weights, &scratch_b.weights),
                         ("colour planes", &scratch_a.color, &scratch_b.color),
                     ] {
@@ -500,6 +574,7 @@ fn render_row_body(
     let RowScratch {
         slopes,
         samples,
+        map_samples,
         blended,
         weights,
         sums,
@@ -520,8 +595,20 @@ fn render_row_body(
         blended,
         slopes_row,
     );
-    job.rules
-        .weights_row(&job.set.tiles, heights, slopes_row, sums, weights);
+    let map_width = job.map.width();
+    for (values, out) in job.maps.iter().zip(map_samples.chunks_exact_mut(width)) {
+        let top = &values[y0 * map_width..(y0 + 1) * map_width];
+        let bottom = &values[y1 * map_width..(y1 + 1) * map_width];
+        bilinear_row(top, bottom, fy, job.columns, blended, out);
+    }
+    job.rules.weights_row(
+        &job.set.tiles,
+        heights,
+        slopes_row,
+        map_samples,
+        sums,
+        weights,
+    );
     color.fill(0.0);
     let (red, rest) = color.split_at_mut(width);
     let (green, blue) = rest.split_at_mut(width);

@@ -7,7 +7,7 @@
 //! [`TileSet`] and [`Tile`], so a field added there does not compile until
 //! it is sorted into one half.
 
-use super::{Tile, TileSet};
+use super::{MapRule, Tile, TileSet};
 use crate::params::Span;
 
 /// What a tile's pixels come from.
@@ -39,6 +39,9 @@ pub struct TileRule {
     pub high: f32,
     /// Slope range in degrees where the tile may show.
     pub slope: Option<Span>,
+    /// A derived map's range where the tile may show. A new range is a
+    /// uniform write; a rule naming another map needs that map computed.
+    pub map: Option<MapRule>,
     /// Tile pixels per texture texel.
     pub scale: f32,
 }
@@ -73,6 +76,7 @@ impl TileSet {
                 optimal,
                 high,
                 slope,
+                map,
                 scale,
                 fallback_color,
             } = tile;
@@ -86,6 +90,7 @@ impl TileSet {
                 optimal: *optimal,
                 high: *high,
                 slope: *slope,
+                map: *map,
                 scale: *scale,
             });
         }
@@ -120,6 +125,7 @@ impl TileSet {
                 optimal: rule.optimal,
                 high: rule.high,
                 slope: rule.slope,
+                map: rule.map,
                 scale: rule.scale,
                 fallback_color: source.fallback_color,
             })

@@ -3,6 +3,7 @@
 //! renderer.
 
 use super::Tile;
+use super::map_rule::ramp_factor;
 use crate::params::Span;
 
 /// Visibility of tile `index` of `count` at height `v`
@@ -47,14 +48,51 @@ pub fn slope_factor(rule: Option<Span>, degrees: f32) -> f32 {
     }
 }
 
-/// Per-tile weights at one point, summing to 1. Falls back to height
-/// alone where slope rules exclude every tile, and to the nearest optimal
-/// where edited bands leave a gap.
+/// Per-tile weights at one point by height and slope alone (map rules
+/// not applied), summing to 1. See [`weights_with_maps`].
 pub fn weights_at(tiles: &[Tile], height: f32, slope_degrees: f32, out: &mut [f32]) {
+    weights_by(
+        tiles,
+        height,
+        |i| slope_factor(tiles[i].slope, slope_degrees),
+        out,
+    );
+}
+
+/// Per-tile weights at one point, summing to 1: visibility in the height
+/// band times the slope factor times the map rule's factor, where
+/// `map_values[i]` is the value of tile i's rule map here (ignored for a
+/// tile without a map rule). Falls back to height alone where slope and
+/// map rules exclude every tile, and to the nearest optimal where edited
+/// bands leave a gap.
+pub fn weights_with_maps(
+    tiles: &[Tile],
+    height: f32,
+    slope_degrees: f32,
+    map_values: &[f32],
+    out: &mut [f32],
+) {
+    weights_by(
+        tiles,
+        height,
+        |i| {
+            let map = match &tiles[i].map {
+                Some(rule) => rule.factor(map_values[i]),
+                None => 1.0,
+            };
+            slope_factor(tiles[i].slope, slope_degrees) * map
+        },
+        out,
+    );
+}
+
+/// Weights from visibility times `rules(i)`, with the fallbacks of
+/// [`weights_with_maps`].
+fn weights_by(tiles: &[Tile], height: f32, rules: impl Fn(usize) -> f32, out: &mut [f32]) {
     let k = tiles.len();
     let mut sum = 0.0;
     for (i, t) in tiles.iter().enumerate() {
-        out[i] = visibility(t, i, k, height) * slope_factor(t.slope, slope_degrees);
+        out[i] = visibility(t, i, k, height) * rules(i);
         sum += out[i];
     }
     if sum <= 1e-6 {
@@ -97,10 +135,15 @@ struct TileRule {
     saturate_below: bool,
     saturate_above: bool,
     slope: Option<(f32, f32)>,
+    /// The map rule: its slot in the row's map samples, low, high and the
+    /// reciprocal soft width.
+    map: Option<(usize, f32, f32, f32)>,
 }
 
 impl WeightRules {
-    pub(super) fn new(tiles: &[Tile]) -> Self {
+    /// The rules of `tiles`, whose map rules read the slots of `kinds`
+    /// (a rule whose map has no slot is left out).
+    pub(super) fn new(tiles: &[Tile], kinds: &[crate::maps::DerivedMap]) -> Self {
         let k = tiles.len();
         let inv = |d: f32| if d > 0.0 { 1.0 / d } else { 0.0 };
         WeightRules {
@@ -116,13 +159,19 @@ impl WeightRules {
                     saturate_below: i == 0,
                     saturate_above: i + 1 == k,
                     slope: t.slope.map(|s| (s.min, s.max)),
+                    map: t.map.and_then(|rule| {
+                        let slot = kinds.iter().position(|&m| m == rule.map)?;
+                        let (lo, hi, inv_soft) = rule.constants();
+                        Some((slot, lo, hi, inv_soft))
+                    }),
                 })
                 .collect(),
         }
     }
 
     /// Weights for a whole row of texels, tile-major: `out[i·n + x]` is
-    /// tile i at texel x, for `n = heights.len()`. Each loop runs over the
+    /// tile i at texel x, for `n = heights.len()`; `maps[s·n + x]` is the
+    /// value of the map in slot s at texel x. Each loop runs over the
     /// row with no data-dependent branch, so it vectorises; the same
     /// expressions as [`visibility`] and [`slope_factor`] give the same
     /// values up to float rounding of the normalisation.
@@ -132,6 +181,7 @@ impl WeightRules {
         tiles: &[Tile],
         heights: &[f32],
         slopes: &[f32],
+        maps: &[f32],
         sums: &mut [f32],
         out: &mut [f32],
     ) {
@@ -173,6 +223,12 @@ impl WeightRules {
                     }
                 }
             }
+            if let Some((slot, lo, hi, inv_soft)) = t.map {
+                let values = &maps[slot * n..(slot + 1) * n];
+                for (o, &v) in row.iter_mut().zip(values) {
+                    *o *= ramp_factor(v, lo, hi, inv_soft);
+                }
+            }
         }
         sums.fill(0.0);
         for row in out.chunks_exact(n) {
@@ -189,7 +245,12 @@ impl WeightRules {
             for x in 0..n {
                 if sums[x] <= 1e-6 {
                     let mut w = vec![0.0f32; tiles.len()];
-                    weights_at(tiles, heights[x], slopes[x], &mut w);
+                    let values: Vec<f32> = self
+                        .tiles
+                        .iter()
+                        .map(|t| t.map.map_or(0.0, |(slot, ..)| maps[slot * n + x]))
+                        .collect();
+                    weights_with_maps(tiles, heights[x], slopes[x], &values, &mut w);
                     for (i, &wi) in w.iter().enumerate() {
                         out[i * n + x] = wi;
                     }

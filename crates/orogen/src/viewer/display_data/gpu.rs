@@ -10,13 +10,19 @@ use bevy::render::render_resource::{
     Extent3d, TextureDimension, TextureFormat, TextureViewDescriptor, TextureViewDimension,
 };
 use orogen_core::Heightmap;
+use orogen_core::maps::DerivedMap;
+use orogen_core::splat::RuleMaps;
 
 /// What a job hands over for the GPU path: the height texture, the node
-/// bounds for LOD and the grid the splat is drawn on.
+/// bounds for LOD, the grid the splat is drawn on, and the maps the
+/// splat's map rules read (paged like the heights, one run of pages per
+/// map, in `rule_kinds`' order).
 pub struct HeightUpload {
     pub image: Image,
     pub bounds: HeightBounds,
     pub grid: SplatGrid,
+    pub rule_maps: Image,
+    pub rule_kinds: Vec<DerivedMap>,
 }
 
 /// Where and how densely the splat is drawn: the map's size and cell, and
@@ -43,12 +49,33 @@ pub fn splat_texels(width: u32, height: u32) -> (usize, usize) {
     (w, h)
 }
 
-/// The GPU path's data for `map`: its height texture and LOD bounds.
-pub fn gpu_upload(map: &Heightmap, cell_size: f32, texels: (usize, usize)) -> HeightUpload {
+/// The GPU path's data for `map`: its height texture and LOD bounds, and
+/// `rules`' maps (values per cell of `map`) as their own texture.
+pub fn gpu_upload(
+    map: &Heightmap,
+    cell_size: f32,
+    texels: (usize, usize),
+    rules: &RuleMaps,
+) -> HeightUpload {
     let (w, h) = (map.width() as u32, map.height() as u32);
     let bounds = HeightBounds::new(w, h, map.data());
+    let cells = map.data().len();
+    let (rule_kinds, grids): (Vec<DerivedMap>, Vec<&[f32]>) = rules
+        .kinds
+        .iter()
+        .zip(&rules.values)
+        .filter(|(_, v)| v.len() == cells)
+        .map(|(&k, v)| (k, v.as_slice()))
+        .unzip();
+    let rule_maps = if grids.is_empty() {
+        paged_image(1, 1, &[&[0.0]], true)
+    } else {
+        paged_image(w, h, &grids, false)
+    };
     HeightUpload {
         image: height_image(w, h, map.data(), bounds.all_finite),
+        rule_maps,
+        rule_kinds,
         bounds,
         grid: SplatGrid {
             map_width: w,
@@ -103,9 +130,17 @@ impl PageLayout {
 /// Non-finite heights become 0, so the shader never sees one; `all_finite`
 /// (known from the node bounds' pass) spares a scan for them.
 pub fn height_image(width: u32, height: u32, heights: &[f32], all_finite: bool) -> Image {
+    paged_image(width, height, &[heights], all_finite)
+}
+
+/// Grids of `width × height` values (heights, or the splat's rule maps)
+/// as R32Float pages of one array texture: grid g's pages are layers
+/// `g · pages ..`, each laid out as [`PageLayout`] says.
+pub fn paged_image(width: u32, height: u32, grids: &[&[f32]], all_finite: bool) -> Image {
     use rayon::prelude::*;
     let layout = PageLayout::of(width, height);
-    let layers = layout.columns * layout.rows;
+    let pages = layout.columns * layout.rows;
+    let layers = pages * grids.len().max(1) as u32;
     let (pw, ph) = (layout.page_width as usize, layout.page_height as usize);
     let mut bytes = vec![0u8; pw * ph * layers as usize * 4];
     // Pages written by all threads (a 16385² map is 1 GiB), straight into
@@ -114,6 +149,10 @@ pub fn height_image(width: u32, height: u32, heights: &[f32], all_finite: bool) 
         .par_chunks_mut(pw * ph * 4)
         .enumerate()
         .for_each(|(layer, page)| {
+            let Some(heights) = grids.get(layer / pages as usize) else {
+                return;
+            };
+            let layer = layer % pages as usize;
             let (px, pz) = (layer as u32 % layout.columns, layer as u32 / layout.columns);
             let (x0, z0) = ((px * PAGE_CELLS) as usize, (pz * PAGE_CELLS) as usize);
             let columns = pw.min(width as usize - x0);

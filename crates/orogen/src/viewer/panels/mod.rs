@@ -4,6 +4,7 @@
 //! change detection keeps meaning "the user edited something".
 
 pub mod export;
+pub mod map_rule_ui;
 pub mod mask_ui;
 pub mod params_ui;
 pub mod presets;

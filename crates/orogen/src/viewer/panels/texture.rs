@@ -1,11 +1,12 @@
 //! Texture panel: the splat tiles (thumbnail, image, band, slope rule,
-//! scale, each drawn through the parameter visitor) and their height
+//! scale, each drawn through the parameter visitor; the map rule) and their height
 //! bands charted over the final map's height histogram.
 //!
 //! With "auto bands" on, the bands follow the map's range and the panel
 //! shows the values in use; editing one of them switches auto bands off
 //! and keeps the edited values.
 
+use super::map_rule_ui::map_rule_ui;
 use super::params_ui::draw_params;
 use super::{Document, ERROR_RED, UiContext};
 use bevy_egui::egui;
@@ -98,6 +99,7 @@ impl TexturePanel {
                         clamp_all(tile);
                         edited = true;
                     }
+                    edited |= map_rule_ui(ui, id, &mut tile.map);
                     if !(tile.low <= tile.optimal && tile.optimal <= tile.high) {
                         ui.colored_label(ERROR_RED, "need low ≤ optimal ≤ high");
                     }

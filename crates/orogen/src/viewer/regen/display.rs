@@ -20,7 +20,7 @@ use orogen_core::Recipe;
 use orogen_core::maps::{DerivedMap, MapSettings};
 use orogen_core::mesh::build_mesh;
 use orogen_core::pipeline::PipelineOutput;
-use orogen_core::splat::{TileImages, render_splat};
+use orogen_core::splat::{RuleMaps, TileImages, render_splat_with_maps, rule_map_kinds};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -74,6 +74,18 @@ pub fn build_display(
     if shown_stage.is_some() {
         tiles.auto_bands = true;
     }
+    // The maps the tiles' map rules read, of the shown map; wear and
+    // deposition from the erosion stages up to it.
+    let kinds = rule_map_kinds(tiles.tiles.iter().map(|t| &t.map));
+    let rule_maps = if kinds.is_empty() {
+        RuleMaps::default()
+    } else {
+        let record = kinds
+            .iter()
+            .any(|k| k.needs_erosion_record())
+            .then(|| output.erosion_record(recipe, shown_stage));
+        RuleMaps::compute(&kinds, &map, recipe.cell_size(), record.as_ref())
+    };
     // The panels' facts, whichever path draws the terrain.
     let mut generated = Generated {
         histogram: histogram(&map, stats.min, stats.max, HISTOGRAM_BINS),
@@ -105,7 +117,7 @@ pub fn build_display(
     if path.is_gpu() {
         let start = Instant::now();
         let texels = splat_texels(export_size.0, export_size.1);
-        let gpu = gpu_upload(&map, cell, texels);
+        let gpu = gpu_upload(&map, cell, texels, &rule_maps);
         generated.mesh_millis = start.elapsed().as_secs_f64() * 1000.0;
         // The texture preview is painted from the map resampled to the
         // preview's size; a band edit repaints it from the same small map.
@@ -134,8 +146,8 @@ pub fn build_display(
 
     let start = Instant::now();
     let (tex_w, tex_h) = texture_size(map.width(), map.height());
-    let splat =
-        render_splat(&map, cell, &tiles, &images, tex_w, tex_h).map_err(|e| e.to_string())?;
+    let splat = render_splat_with_maps(&map, cell, &tiles, &images, tex_w, tex_h, &rule_maps)
+        .map_err(|e| e.to_string())?;
     let mut texture_rgba = splat.rgba();
     generated.texture_millis = start.elapsed().as_secs_f64() * 1000.0;
     bands.texture_preview = downsample_rgba(&texture_rgba, splat.width, splat.height);

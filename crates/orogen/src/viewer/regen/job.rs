@@ -10,7 +10,7 @@ use bevy::prelude::*;
 use bevy::tasks::Task;
 use orogen_core::Recipe;
 use orogen_core::pipeline::{Pipeline, PipelineError, RunHooks};
-use orogen_core::splat::TileSet;
+use orogen_core::splat::{TileSet, rule_map_kinds};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -27,16 +27,26 @@ pub struct JobRequest {
 
 impl JobRequest {
     /// Everything a job's result depends on except the tiles' rules
-    /// (bands, slope rules, scales, names; [`TileSet::split`]).
-    fn without_tile_rules(&self) -> (Recipe, orogen_core::splat::TileSources) {
+    /// (bands, slope rules, map-rule ranges, scales, names;
+    /// [`TileSet::split`]): the maps the map rules read are computed by
+    /// the job, so which maps they are stays in.
+    fn without_tile_rules(
+        &self,
+    ) -> (
+        Recipe,
+        orogen_core::splat::TileSources,
+        Vec<orogen_core::maps::DerivedMap>,
+    ) {
         let mut recipe = self.recipe.clone();
         let sources = recipe.tiles.sources();
+        let mut rule_maps = rule_map_kinds(recipe.tiles.tiles.iter().map(|t| &t.map));
+        rule_maps.sort();
         recipe.tiles = TileSet {
             tiles: Vec::new(),
             auto_bands: false,
             bands_from_zero: false,
         };
-        (recipe, sources)
+        (recipe, sources, rule_maps)
     }
 
     /// Whether `self` differs from `other` in tile rules only: on the GPU
@@ -221,4 +231,46 @@ pub(super) fn run_level(
         layers,
     )
     .map_err(LevelFailure::Failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use orogen_core::maps::DerivedMap;
+    use orogen_core::params::Span;
+    use orogen_core::splat::MapRule;
+
+    fn request(rule: Option<MapRule>) -> JobRequest {
+        let mut recipe = Recipe::default();
+        recipe.tiles.tiles[0].map = rule;
+        JobRequest {
+            recipe,
+            stage: None,
+            base_dir: None,
+            path: DisplayPath::Gpu,
+        }
+    }
+
+    fn flow_rule(min: f32, soft: f32) -> Option<MapRule> {
+        Some(MapRule {
+            map: DerivedMap::Flow,
+            range: Span::new(min, 1e12),
+            soft,
+        })
+    }
+
+    /// A map rule's range and soft edge are uniform writes; a rule that
+    /// reads another map (or a new one) needs that map computed: a job.
+    #[test]
+    fn a_map_threshold_edit_is_bands_only_and_a_new_map_is_not() {
+        let base = request(flow_rule(2000.0, 500.0));
+        assert!(request(flow_rule(8000.0, 0.0)).differs_in_bands_only(&base));
+        let lakes = request(Some(MapRule {
+            map: DerivedMap::Lakes,
+            ..flow_rule(2000.0, 500.0).expect("a rule")
+        }));
+        assert!(!lakes.differs_in_bands_only(&base));
+        assert!(!request(None).differs_in_bands_only(&base));
+        assert!(!base.differs_in_bands_only(&base), "no change at all");
+    }
 }

@@ -4,6 +4,8 @@
 //! the overlay rewrite the uniform only.
 
 use crate::viewer::display_data::flow::FlowField;
+#[cfg(doc)]
+use crate::viewer::display_data::gpu::paged_image;
 use crate::viewer::display_data::gpu::{PAGE_CELLS, PageLayout, SplatGrid};
 use crate::viewer::display_data::lod::{LodRanges, MAX_LEVELS, MORPH_START};
 use bevy::asset::RenderAssetUsages;
@@ -17,6 +19,7 @@ use bevy::render::render_resource::{
     TextureViewDimension,
 };
 use bevy::shader::ShaderRef;
+use orogen_core::maps::DerivedMap;
 use orogen_core::splat::{TileImages, TileSet};
 
 /// Most tiles the shader's tables hold (the recipe's own limit).
@@ -35,7 +38,8 @@ pub struct TerrainUniform {
     pub grid: Vec4,
     /// Tile count, unlit, triplanar on, morph start share.
     pub options: Vec4,
-    /// Cells a page of the height texture spans, pages along x.
+    /// Cells a page of the height texture spans, pages along x, pages per
+    /// map (the rule maps' layers are that many per slot).
     pub pages: Vec4,
     /// The camera position the patches were selected for: every pass
     /// (shadow cascades too) morphs with it, so all draw the same mesh.
@@ -47,6 +51,9 @@ pub struct TerrainUniform {
     pub slopes: [Vec4; MAX_TILES],
     /// Per tile: tile repeats per texel along x and z, offsets along x and z.
     pub tiling: [Vec4; MAX_TILES],
+    /// Per tile: the map rule's slot in the rule-map texture (negative: no
+    /// rule), low, high, reciprocal soft width (0: a hard edge).
+    pub map_rules: [Vec4; MAX_TILES],
     /// The flow overlay: tint colour (sRGB, 0..1) and its opacity at full
     /// strength, 0 when the overlay is off.
     pub overlay: Vec4,
@@ -61,14 +68,18 @@ pub struct DrawOptions {
 }
 
 /// The uniform for `tiles` (effective bands), drawn on `grid`, with
-/// tiles of the given pixel sizes.
+/// tiles of the given pixel sizes and the rule maps uploaded in the slots
+/// of `rule_kinds` (a rule whose map is not uploaded yet is left out until
+/// its job lands).
 pub fn terrain_uniform(
     grid: &SplatGrid,
     top_height: f32,
     tiles: &TileSet,
     tile_sizes: &[(u32, u32)],
+    rule_kinds: &[DerivedMap],
     options: DrawOptions,
 ) -> TerrainUniform {
+    let layout = PageLayout::of(grid.map_width, grid.map_height);
     let cell = grid.cell_size;
     let extent_x = (grid.map_width.max(2) - 1) as f32 * cell;
     let extent_z = (grid.map_height.max(2) - 1) as f32 * cell;
@@ -89,8 +100,8 @@ pub fn terrain_uniform(
         ),
         pages: Vec4::new(
             PAGE_CELLS as f32,
-            PageLayout::of(grid.map_width, grid.map_height).columns as f32,
-            0.0,
+            layout.columns as f32,
+            (layout.columns * layout.rows) as f32,
             0.0,
         ),
         ..default()
@@ -104,6 +115,14 @@ pub fn terrain_uniform(
             Some(span) => Vec4::new(span.min.max(0.0), span.max, 0.0, 0.0),
             None => Vec4::new(-1.0, 0.0, 0.0, 0.0),
         };
+        uniform.map_rules[i] = tile
+            .map
+            .and_then(|rule| {
+                let slot = rule_kinds.iter().position(|&k| k == rule.map)?;
+                let (lo, hi, inv_soft) = rule.constants();
+                Some(Vec4::new(slot as f32, lo, hi, inv_soft))
+            })
+            .unwrap_or(Vec4::new(-1.0, 0.0, 0.0, 0.0));
         let (w, h) = tile_sizes.get(i).copied().unwrap_or((1, 1));
         let (w, h) = (w.max(1) as f32, h.max(1) as f32);
         // The CPU splat takes pixel ⌊tx·scale⌋ for texel tx; texel tx's
@@ -138,6 +157,16 @@ pub struct TerrainMaterial {
     #[texture(4)]
     #[sampler(5)]
     pub flow: Handle<Image>,
+    /// The maps the splat's map rules read: per rule slot, R32Float pages
+    /// laid out as the heights' ([`paged_image`]), read with `textureLoad`.
+    #[texture(
+        6,
+        sample_type = "float",
+        filterable = false,
+        dimension = "2d_array",
+        visibility(fragment)
+    )]
+    pub rule_maps: Handle<Image>,
     pub wireframe: bool,
 }
 
@@ -310,7 +339,26 @@ mod tests {
             texels: (256, 128),
         };
         let sizes = vec![(256, 256); 4];
-        let u = terrain_uniform(&grid, 37.0, &tiles, &sizes, DrawOptions::default());
+        tiles.tiles[3].map = Some(orogen_core::splat::MapRule {
+            map: DerivedMap::Lakes,
+            range: Span::new(0.5, 20.0),
+            soft: 0.25,
+        });
+        tiles.tiles[0].map = Some(orogen_core::splat::MapRule {
+            map: DerivedMap::Wear,
+            range: Span::new(0.5, 20.0),
+            soft: 0.0,
+        });
+        let kinds = [DerivedMap::Flow, DerivedMap::Lakes];
+        let u = terrain_uniform(&grid, 37.0, &tiles, &sizes, &kinds, DrawOptions::default());
+        assert_eq!(
+            u.map_rules[3],
+            Vec4::new(1.0, 0.5, 20.0, 4.0),
+            "lakes in slot 1"
+        );
+        assert_eq!(u.map_rules[0].x, -1.0, "wear is not uploaded: no rule yet");
+        assert_eq!(u.map_rules[1].x, -1.0, "grass has no map rule");
+        assert_eq!(u.pages.z, 1.0, "one page per map");
         assert_eq!(u.map, Vec4::new(128.0, 64.0, 2.0, 37.0));
         assert_eq!(u.grid.z, 1.0, "256 texels over 256 world units");
         assert_eq!(u.options.x, 4.0);

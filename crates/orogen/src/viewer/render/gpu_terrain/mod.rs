@@ -30,6 +30,7 @@ use bevy::prelude::*;
 use material::{
     DrawOptions, TerrainMaterial, flow_image, overlay_uniform, terrain_uniform, tile_array,
 };
+use orogen_core::maps::DerivedMap;
 use orogen_core::splat::TileImages;
 use std::sync::Arc;
 
@@ -94,6 +95,9 @@ struct GpuTerrain {
     tile_sizes: Vec<(u32, u32)>,
     /// The tile images the array was built from.
     tile_images: Arc<TileImages>,
+    /// The maps the splat's map rules read, and which map each slot holds.
+    rule_maps: Handle<Image>,
+    rule_kinds: Vec<DerivedMap>,
     /// The flow overlay's strength texture, and the network it holds.
     flow: Handle<Image>,
     flow_source: Option<Arc<FlowField>>,
@@ -149,6 +153,8 @@ fn upload_heights(
         image,
         bounds: node_bounds,
         grid,
+        rule_maps,
+        rule_kinds,
     } = heights;
     let tile_images = generated
         .tile_images
@@ -161,6 +167,9 @@ fn upload_heights(
             // the map, and an array texture is not updated in place.
             images.remove(&terrain.heights);
             terrain.heights = images.add(image);
+            images.remove(&terrain.rule_maps);
+            terrain.rule_maps = images.add(rule_maps);
+            terrain.rule_kinds = rule_kinds;
             // The job hands out the same `Arc` while the tiles' images are
             // unchanged; only a new one is compared pixel for pixel.
             let same_tiles = Arc::ptr_eq(&terrain.tile_images, &tile_images)
@@ -176,6 +185,7 @@ fn upload_heights(
             if let Some(mut material) = materials.get_mut(&terrain.material) {
                 material.heights = terrain.heights.clone();
                 material.tiles = terrain.tiles.clone();
+                material.rule_maps = terrain.rule_maps.clone();
             }
             terrain.bounds = Arc::new(node_bounds);
             terrain.grid = grid;
@@ -185,11 +195,13 @@ fn upload_heights(
             let heights = images.add(image);
             let tiles = images.add(tile_array(&tile_images));
             let flow = images.add(flow_image(None));
+            let rule_maps = images.add(rule_maps);
             let material = materials.add(TerrainMaterial {
                 uniform: default(),
                 heights: heights.clone(),
                 tiles: tiles.clone(),
                 flow: flow.clone(),
+                rule_maps: rule_maps.clone(),
                 wireframe: false,
             });
             commands.insert_resource(GpuTerrain {
@@ -204,6 +216,8 @@ fn upload_heights(
                 grid,
                 tile_sizes,
                 tile_images,
+                rule_maps,
+                rule_kinds,
                 flow,
                 flow_source: None,
                 pools: [Vec::new(), Vec::new()],
@@ -296,7 +310,14 @@ fn update_material(
     // arrives with its job).
     tiles.tiles.truncate(terrain.tile_sizes.len());
     let top = terrain.bounds.top_height();
-    let mut uniform = terrain_uniform(&terrain.grid, top, &tiles, &terrain.tile_sizes, options.0);
+    let mut uniform = terrain_uniform(
+        &terrain.grid,
+        top,
+        &tiles,
+        &terrain.tile_sizes,
+        &terrain.rule_kinds,
+        options.0,
+    );
     uniform.eye = eye.0.extend(1.0);
     uniform.overlay = overlay_uniform(overlay_shown(
         &view,

@@ -1,7 +1,8 @@
 // The GPU terrain: CDLOD patches displaced by the height texture, normals
 // from the height texture, and the splat's height-band and slope rules
 // evaluated per pixel over a texture array of tiles (triplanar on steep
-// faces). One file serves the main pass and the prepass (shadows, depth).
+// faces), with map rules read from paged rule-map layers. One file serves
+// the main pass and the prepass (shadows, depth).
 
 #import bevy_pbr::{
     mesh_functions,
@@ -26,7 +27,7 @@ struct TerrainUniform {
     grid: vec4<f32>,
     // tile count, unlit (1 = show the splat colour only), triplanar on, morph start share
     options: vec4<f32>,
-    // cells a page of the height texture spans, pages along x
+    // cells a page of the height texture spans, pages along x, pages per map
     pages: vec4<f32>,
     // the camera position the patches were selected for (all passes morph with it)
     eye: vec4<f32>,
@@ -38,6 +39,8 @@ struct TerrainUniform {
     slopes: array<vec4<f32>, 16>,
     // per tile: repeats per texel along x and z, offsets along x and z
     tiling: array<vec4<f32>, 16>,
+    // per tile: map rule slot (< 0: no rule), low, high, 1 / soft (0: hard)
+    map_rules: array<vec4<f32>, 16>,
     // the flow overlay: tint (sRGB) and its opacity at full strength (0: off)
     overlay: vec4<f32>,
 }
@@ -48,6 +51,7 @@ struct TerrainUniform {
 @group(#{MATERIAL_BIND_GROUP}) @binding(3) var tiles_sampler: sampler;
 @group(#{MATERIAL_BIND_GROUP}) @binding(4) var flow: texture_2d<f32>;
 @group(#{MATERIAL_BIND_GROUP}) @binding(5) var flow_sampler: sampler;
+@group(#{MATERIAL_BIND_GROUP}) @binding(6) var rule_maps: texture_2d_array<f32>;
 
 struct PatchVertex {
     @builtin(instance_index) instance_index: u32,
@@ -61,6 +65,12 @@ fn map_size() -> vec2<i32> {
 // A cell's height: large maps are pages of one array texture, sharing
 // their edges; the last page along each axis takes the far edge.
 fn height_at_cell(cell: vec2<i32>) -> f32 {
+    let at = page_texel(cell);
+    return textureLoad(heights, at.xy, at.z, 0).r;
+}
+
+// Where a cell lies in the paged layout: texel x, y and the layer.
+fn page_texel(cell: vec2<i32>) -> vec3<i32> {
     let size = map_size();
     let c = clamp(cell, vec2<i32>(0), size - vec2<i32>(1));
     let page_cells = i32(terrain.pages.x);
@@ -68,7 +78,7 @@ fn height_at_cell(cell: vec2<i32>) -> f32 {
     let last = (size - vec2<i32>(2)) / page_cells;
     let page = min(c / page_cells, max(last, vec2<i32>(0)));
     let layer = page.y * columns + page.x;
-    return textureLoad(heights, c - page * page_cells, layer, 0).r;
+    return vec3<i32>(c - page * page_cells, layer);
 }
 
 // Map cell coordinates (fractional) of a world xz position.
@@ -233,11 +243,43 @@ fn slope_factor(i: u32, degrees_: f32) -> f32 {
     return min(below, above);
 }
 
-fn tile_weights(height: f32, slope: f32, count: u32) -> array<f32, 16> {
+// A rule map's value at a cell: slot s's pages follow the slots before it.
+fn rule_map_at_cell(slot: i32, cell: vec2<i32>) -> f32 {
+    let at = page_texel(cell);
+    return textureLoad(rule_maps, at.xy, at.z + slot * i32(terrain.pages.z), 0).r;
+}
+
+// Bilinear over the four cells around the point, as the CPU splat blends
+// the two map rows first, then the two columns.
+fn rule_map_bilinear(slot: i32, cell: vec2<f32>) -> f32 {
+    let base = floor(cell);
+    let f = cell - base;
+    let c = vec2<i32>(base);
+    let left = mix(rule_map_at_cell(slot, c), rule_map_at_cell(slot, c + vec2<i32>(0, 1)), f.y);
+    let right = mix(rule_map_at_cell(slot, c + vec2<i32>(1, 0)), rule_map_at_cell(slot, c + vec2<i32>(1, 1)), f.y);
+    return mix(left, right, f.x);
+}
+
+// The map rule's factor (orogen_core::splat::MapRule::factor).
+fn map_factor(i: u32, cell: vec2<f32>) -> f32 {
+    let rule = terrain.map_rules[i];
+    if rule.x < 0.0 {
+        return 1.0;
+    }
+    let v = rule_map_bilinear(i32(rule.x), cell);
+    if rule.w > 0.0 {
+        let below = clamp((v - rule.y) * rule.w + 1.0, 0.0, 1.0);
+        let above = clamp((rule.z - v) * rule.w + 1.0, 0.0, 1.0);
+        return min(below, above);
+    }
+    return select(0.0, 1.0, v >= rule.y && v <= rule.z);
+}
+
+fn tile_weights(height: f32, slope: f32, cell: vec2<f32>, count: u32) -> array<f32, 16> {
     var w: array<f32, 16>;
     var sum = 0.0;
     for (var i = 0u; i < count; i++) {
-        w[i] = visibility(i, count, height) * slope_factor(i, slope);
+        w[i] = visibility(i, count, height) * slope_factor(i, slope) * map_factor(i, cell);
         sum += w[i];
     }
     if sum <= 1e-6 {
@@ -319,7 +361,7 @@ fn fragment(in: TerrainVaryings, @builtin(front_facing) is_front: bool) -> @loca
     blend = blend / (blend.x + blend.y + blend.z);
 
     let count = u32(terrain.options.x);
-    let w = tile_weights(height, slope, count);
+    let w = tile_weights(height, slope, cell, count);
     var colour = vec3<f32>(0.0);
     for (var i = 0u; i < count; i++) {
         if w[i] <= 0.0 {
