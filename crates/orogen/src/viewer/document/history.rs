@@ -2,9 +2,11 @@
 //!
 //! Every change of `EditedRecipe` (tiles included) is recorded, except
 //! that edits arriving within `coalesce` of the previous one join it: one
-//! slider drag is one undo step, not sixty.
+//! slider drag is one undo step, not sixty. A gesture (a brush stroke,
+//! press to release) is one step however long it lasts, and the edit
+//! after it is a step of its own however soon it comes.
 
-use super::EditedRecipe;
+use super::{EditedRecipe, RecipeSource};
 use crate::viewer::schedule::ViewerSystems;
 use crate::viewer::settings::UiFocus;
 use bevy::prelude::*;
@@ -36,6 +38,22 @@ pub struct History {
     /// Edits closer together than this merge into one step.
     pub coalesce: Duration,
     pub limit: usize,
+    gesture: Gesture,
+}
+
+/// Where a gesture stands; `stepped`: its undo step is made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Gesture {
+    #[default]
+    None,
+    Open {
+        stepped: bool,
+    },
+    /// Ended, but its last edit may reach the history only in the next
+    /// recording (the panels and the recording run in either order).
+    Closing {
+        stepped: bool,
+    },
 }
 
 impl Default for History {
@@ -47,6 +65,7 @@ impl Default for History {
             last_edit: None,
             coalesce: Duration::from_millis(600),
             limit: 200,
+            gesture: Gesture::None,
         }
     }
 }
@@ -75,9 +94,15 @@ impl History {
             self.current = Some(previous);
             return;
         }
-        let merge = self
-            .last_edit
-            .is_some_and(|t| t.elapsed() < self.coalesce && !self.undo.is_empty());
+        let merge = match self.gesture {
+            Gesture::Open { stepped } | Gesture::Closing { stepped } => stepped,
+            Gesture::None => self
+                .last_edit
+                .is_some_and(|t| t.elapsed() < self.coalesce && !self.undo.is_empty()),
+        };
+        if let Gesture::Open { stepped } | Gesture::Closing { stepped } = &mut self.gesture {
+            *stepped = true;
+        }
         if !merge {
             self.undo.push_back(previous);
             if self.undo.len() > self.limit {
@@ -89,6 +114,35 @@ impl History {
         self.last_edit = Some(Instant::now());
     }
 
+    /// A gesture begins: its edits make one new step.
+    pub fn begin_gesture(&mut self) {
+        self.gesture = Gesture::Open { stepped: false };
+    }
+
+    /// The gesture ended; its last edit still joins its step
+    /// ([`History::settle_gesture`] closes it after the next recording).
+    pub fn end_gesture(&mut self) {
+        if let Gesture::Open { stepped } = self.gesture {
+            self.gesture = Gesture::Closing { stepped };
+        }
+    }
+
+    /// After a recording: an ended gesture is closed, so the next edit is
+    /// a step of its own. True when one was.
+    pub fn settle_gesture(&mut self) -> bool {
+        if let Gesture::Closing { .. } = self.gesture {
+            self.gesture = Gesture::None;
+            self.last_edit = None;
+            return true;
+        }
+        false
+    }
+
+    /// Every state the history can return to, and the current one.
+    pub fn snapshots(&self) -> impl Iterator<Item = &Snapshot> {
+        self.undo.iter().chain(&self.redo).chain(&self.current)
+    }
+
     /// Another recipe was opened: a new document, with no steps to undo
     /// into the one before.
     pub fn start_over(&mut self, now: Snapshot) {
@@ -96,6 +150,7 @@ impl History {
         self.redo.clear();
         self.current = Some(now);
         self.last_edit = None;
+        self.gesture = Gesture::None;
     }
 
     /// The state to restore, if any; it becomes the current state.
@@ -118,11 +173,38 @@ impl History {
     }
 }
 
-fn record_edits(recipe: Res<EditedRecipe>, mut history: ResMut<History>) {
+fn record_edits(
+    recipe: Res<EditedRecipe>,
+    mut history: ResMut<History>,
+    source: Option<Res<RecipeSource>>,
+) {
+    // Nothing watches the history for changes; skip the bookkeeping.
+    let history = history.bypass_change_detection();
     if recipe.is_changed() {
-        // Nothing watches the history for changes; skip the bookkeeping.
-        history.bypass_change_detection().record(recipe.0.clone());
+        history.record(recipe.0.clone());
     }
+    if history.settle_gesture() {
+        // A stroke published images under hashes no step keeps: they go.
+        let saved = source.as_ref().and_then(|s| s.saved.as_ref());
+        forget_unreferenced_masks(history.snapshots().chain(saved));
+    }
+}
+
+/// Drops the painted images in memory that none of `recipes` names.
+pub fn forget_unreferenced_masks<'a>(recipes: impl Iterator<Item = &'a Snapshot>) {
+    use orogen_core::stages::mask::painted::{PaintedMask, forget_all_but};
+    use orogen_core::stages::mask::{MaskSource, StageMask};
+    let keep = recipes
+        .flat_map(|recipe| &recipe.stages)
+        .filter_map(|entry| match &entry.mask {
+            Some(StageMask {
+                source: MaskSource::Painted(PaintedMask { hash, .. }),
+                ..
+            }) => Some(hash.clone()),
+            _ => None,
+        })
+        .collect();
+    forget_all_but(&keep);
 }
 
 /// What the user asked of the history this frame.
@@ -249,6 +331,32 @@ mod tests {
         }
         assert_eq!(history.undo().map(|s| s.seed), Some(1));
         assert!(!history.can_undo());
+    }
+
+    #[test]
+    fn a_gesture_is_one_step_however_long_and_the_next_edit_its_own() {
+        // Quick edits would merge anyway: the gesture decides here.
+        let mut history = History::default();
+        let snap = |seed| Recipe {
+            seed,
+            ..Recipe::default()
+        };
+        history.record(snap(1));
+        history.record(snap(0));
+        history.begin_gesture();
+        for seed in 2..6 {
+            history.record(snap(seed));
+        }
+        history.end_gesture();
+        // Its last edit arrives after the end, then it settles.
+        history.record(snap(6));
+        assert!(history.settle_gesture());
+        assert!(!history.settle_gesture());
+        history.record(snap(7));
+        assert_eq!(history.depth(), (3, 0));
+        assert_eq!(history.undo().map(|s| s.seed), Some(6));
+        assert_eq!(history.undo().map(|s| s.seed), Some(0));
+        assert_eq!(history.undo().map(|s| s.seed), Some(1));
     }
 
     #[test]

@@ -1,17 +1,23 @@
 //! A stage's mask in the Recipe panel: off, or a derived map within a
-//! range with a soft edge, or a grey image over the world.
+//! range with a soft edge, or a grey image over the world, from a file or
+//! painted with the brush ([`super::brush`]).
 
+use super::brush::{PaintBrush, blank_mask};
 use bevy_egui::egui;
 use orogen_core::params::Span;
 use orogen_core::stages::mask::{MaskSource, StageMask};
 
 /// The sources offered, with their units for the range.
-const SOURCES: [(&str, &str); 5] = [
+const SOURCES: [(&str, &str); 6] = [
     ("height", "world units"),
     ("slope", "degrees"),
     ("flow", "square world units drained"),
     ("lakes", "water depth, world units"),
     ("image", "grey PNG over the world: white acts, black keeps"),
+    (
+        "painted",
+        "painted with a brush on the View panel's map: where painted the stage acts",
+    ),
 ];
 
 fn source_index(source: &MaskSource) -> usize {
@@ -21,6 +27,7 @@ fn source_index(source: &MaskSource) -> usize {
         MaskSource::Flow => 2,
         MaskSource::Lakes => 3,
         MaskSource::Image(_) => 4,
+        MaskSource::Painted(_) => 5,
     }
 }
 
@@ -32,6 +39,10 @@ fn source_of(index: usize, keep_path: &MaskSource) -> MaskSource {
         4 => match keep_path {
             MaskSource::Image(path) => MaskSource::Image(path.clone()),
             _ => MaskSource::Image(String::new()),
+        },
+        5 => match keep_path {
+            MaskSource::Painted(mask) => MaskSource::Painted(mask.clone()),
+            _ => MaskSource::Painted(blank_mask()),
         },
         _ => MaskSource::Height,
     }
@@ -47,8 +58,14 @@ fn default_range(index: usize) -> Span {
     }
 }
 
-/// Draws the mask controls of one stage; true when something changed.
-pub fn draw_mask(ui: &mut egui::Ui, id: egui::Id, mask: &mut Option<StageMask>) -> bool {
+/// Draws the mask controls of stage `index`; true when something changed.
+pub fn draw_mask(
+    ui: &mut egui::Ui,
+    id: egui::Id,
+    index: usize,
+    mask: &mut Option<StageMask>,
+    brush: &mut PaintBrush,
+) -> bool {
     let mut edited = mask.clone();
     ui.horizontal(|ui| {
         let mut on = edited.is_some();
@@ -83,7 +100,35 @@ pub fn draw_mask(ui: &mut egui::Ui, id: egui::Id, mask: &mut Option<StageMask>) 
         ui.checkbox(&mut m.invert, "invert");
     });
     if let Some(m) = edited.as_mut() {
-        if let MaskSource::Image(path) = &mut m.source {
+        if let MaskSource::Painted(painted) = &mut m.source {
+            ui.horizontal(|ui| {
+                let mut on = brush.target == Some(index);
+                if ui
+                    .toggle_value(&mut on, "🖌 paint")
+                    .on_hover_text("Paint this mask on the View panel's map")
+                    .changed()
+                {
+                    brush.target = on.then_some(index);
+                }
+                if ui
+                    .small_button("clear")
+                    .on_hover_text("Paint nothing: the stage acts nowhere")
+                    .clicked()
+                {
+                    *painted = blank_mask();
+                }
+                let saved = if painted.file.is_empty() {
+                    "written beside the recipe on save".to_string()
+                } else {
+                    painted.file.clone()
+                };
+                ui.weak(saved).on_hover_text(format!(
+                    "Saved beside the recipe as a 16-bit grey PNG; the recipe names it by \
+                     the hash of its pixels, {}",
+                    painted.hash
+                ));
+            });
+        } else if let MaskSource::Image(path) = &mut m.source {
             ui.horizontal(|ui| {
                 ui.label("image");
                 ui.add(egui::TextEdit::singleline(path).desired_width(180.0))
@@ -131,6 +176,12 @@ mod tests {
             assert!(range.min < range.max, "{i}");
         }
         assert_eq!(source_of(4, &image), image);
+        let painted = source_of(5, &MaskSource::Height);
+        assert_eq!(
+            source_of(5, &painted),
+            painted,
+            "a painted mask keeps its hash"
+        );
         assert_eq!(
             source_of(4, &MaskSource::Height),
             MaskSource::Image(String::new())

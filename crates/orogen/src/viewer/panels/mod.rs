@@ -3,6 +3,7 @@
 //! (a [`Document`]); only fields that really changed are written back, so
 //! change detection keeps meaning "the user edited something".
 
+pub mod brush;
 pub mod export;
 pub mod map_rule_ui;
 pub mod mask_ui;
@@ -96,6 +97,9 @@ pub struct Panels {
     pub view: view::ViewPanel,
     pub export: export::ExportPanel,
     pub presets: presets::PresetsPanel,
+    /// The mask brush, shared by the Recipe panel (which mask) and the
+    /// View panel (the map it is painted on).
+    pub brush: brush::PaintBrush,
     /// Logical size of the left panel and the status bar, for the viewport.
     left_width: f32,
     bottom_height: f32,
@@ -213,12 +217,14 @@ fn draw_panels(
                     ui.add_space(4.0);
                     ui.heading("orogen");
                     section(ui, "Recipe", true, |ui| {
-                        panels.recipe.ui(ui, &mut doc, &mut info)
+                        panels.recipe.ui(ui, &mut doc, &mut info, &mut panels.brush)
                     });
                     section(ui, "Texture", false, |ui| {
                         panels.texture.ui(ui, &mut doc, &info)
                     });
-                    section(ui, "View", true, |ui| panels.view.ui(ui, &mut doc, &info));
+                    section(ui, "View", true, |ui| {
+                        panels.view.ui(ui, &mut doc, &info, &mut panels.brush)
+                    });
                     section(ui, "Export", false, |ui| panels.export.ui(ui, &doc, &info));
                     section(ui, "Presets and files", false, |ui| {
                         opened |= panels.presets.ui(ui, &mut doc);
@@ -249,7 +255,14 @@ fn draw_panels(
     let (left, bottom) = (left.rect.width(), bottom.rect.height());
 
     let request = info.history_request;
+    panels.brush.end_frame(&mut doc);
     edited.store(doc);
+    // A brush stroke is one undo step, press to release.
+    match panels.brush.take_gesture() {
+        Some(brush::Gesture::Begin) => history.bypass_change_detection().begin_gesture(),
+        Some(brush::Gesture::End) => history.bypass_change_detection().end_gesture(),
+        None => {}
+    }
     if opened {
         history
             .bypass_change_detection()

@@ -6,6 +6,7 @@ use crate::viewer::document::unsaved::has_unsaved_edits;
 use bevy_egui::egui;
 use orogen_core::flow::load_recipe;
 use orogen_core::io::atomic::write_atomic;
+use orogen_core::stages::mask::painted::save_beside;
 use orogen_core::{Recipe, presets};
 use std::path::{Path, PathBuf};
 
@@ -147,15 +148,22 @@ fn load_named(name: &str, doc: &mut Document, file: Option<PathBuf>) -> Result<S
 }
 
 /// Saves the document's recipe to `path`, which becomes its file; the
-/// recipe counts as saved from then on.
+/// recipe counts as saved from then on. Painted masks are written beside
+/// it and named in it.
 pub fn save_as(doc: &mut Document, path: &Path) -> Result<String, String> {
-    save(&doc.recipe, path)?;
+    let saved = save(&doc.recipe, path, doc.source.base_dir.as_deref())?;
     doc.source.file = Some(path.to_path_buf());
-    doc.source.saved = Some(doc.recipe.clone());
+    doc.source.saved = Some(saved.clone());
+    doc.recipe = saved;
     Ok(format!("saved {}", path.display()))
 }
 
-fn save(recipe: &Recipe, path: &Path) -> Result<(), String> {
-    let text = recipe.to_ron().map_err(|e| e.to_string())?;
-    write_atomic(path, text.as_bytes()).map_err(|e| format!("cannot save {}: {e}", path.display()))
+/// Writes the painted masks beside `path`, then the recipe naming them;
+/// returns the recipe as written.
+fn save(recipe: &Recipe, path: &Path, base_dir: Option<&Path>) -> Result<Recipe, String> {
+    let saved = save_beside(recipe, path, base_dir).map_err(|e| e.to_string())?;
+    let text = saved.to_ron().map_err(|e| e.to_string())?;
+    write_atomic(path, text.as_bytes())
+        .map_err(|e| format!("cannot save {}: {e}", path.display()))?;
+    Ok(saved)
 }

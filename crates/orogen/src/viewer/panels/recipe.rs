@@ -1,6 +1,7 @@
 //! Recipe panel: size (with engine presets), seed, undo/redo, and the
 //! stage list with every parameter drawn through the visitor.
 
+use super::brush::PaintBrush;
 use super::mask_ui::draw_mask;
 use super::params_ui::draw_params;
 use super::{Document, ERROR_RED, UiContext};
@@ -26,7 +27,13 @@ enum ListEdit {
 }
 
 impl RecipePanel {
-    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document, info: &mut UiContext) {
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &mut Document,
+        info: &mut UiContext,
+        brush: &mut PaintBrush,
+    ) {
         ui.horizontal(|ui| {
             if ui
                 .add_enabled(info.can_undo, egui::Button::new("⟲ Undo"))
@@ -47,13 +54,13 @@ impl RecipePanel {
         preview_controls(ui, doc, info);
         seed_controls(ui, &mut doc.recipe);
         ui.separator();
-        self.stage_list(ui, &mut doc.recipe);
+        self.stage_list(ui, &mut doc.recipe, brush);
         if let Err(message) = check_recipe(&doc.recipe) {
             ui.colored_label(ERROR_RED, message);
         }
     }
 
-    fn stage_list(&mut self, ui: &mut egui::Ui, recipe: &mut Recipe) {
+    fn stage_list(&mut self, ui: &mut egui::Ui, recipe: &mut Recipe, brush: &mut PaintBrush) {
         let count = recipe.stages.len();
         let mut edit = None;
         for (index, entry) in recipe.stages.iter_mut().enumerate() {
@@ -94,7 +101,7 @@ impl RecipePanel {
                         clamp_all(&mut entry.stage);
                     }
                     ui.separator();
-                    draw_mask(ui, id, &mut entry.mask);
+                    draw_mask(ui, id, index, &mut entry.mask, brush);
                 });
         }
         match edit {

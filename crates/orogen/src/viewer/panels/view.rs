@@ -1,7 +1,9 @@
 //! View panel: exaggeration, wireframe, water, the flow overlay, sun, the
 //! stage-by-stage demo (diamond-square level stepping, erosion iteration /
-//! droplet sliders) and a 2D preview.
+//! droplet sliders) and a 2D preview, which a stage's painted mask is
+//! painted on ([`super::brush`]).
 
+use super::brush::PaintBrush;
 use super::{Document, UiContext};
 use crate::viewer::display_data::flow::{FlowField, OVERLAY_MAPS};
 use crate::viewer::display_data::preview::PreviewImage;
@@ -22,7 +24,13 @@ pub struct ViewPanel {
 }
 
 impl ViewPanel {
-    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document, info: &UiContext) {
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        doc: &mut Document,
+        info: &UiContext,
+        brush: &mut PaintBrush,
+    ) {
         let view = &mut doc.view;
         ui.add(egui::Slider::new(&mut view.height_scale, 0.1..=5.0).text("height ×"))
             .on_hover_text("Vertical exaggeration (display only; exports keep true heights)");
@@ -57,7 +65,8 @@ impl ViewPanel {
         ui.separator();
         stage_picker(ui, doc);
         ui.separator();
-        self.preview(ui, doc, info.generated, info.bands);
+        brush.controls(ui, doc);
+        self.preview(ui, doc, info.generated, info.bands, brush);
     }
 
     fn preview(
@@ -66,6 +75,7 @@ impl ViewPanel {
         doc: &mut Document,
         generated: &Generated,
         bands: &ShownBands,
+        brush: &mut PaintBrush,
     ) {
         ui.horizontal(|ui| {
             ui.label("preview");
@@ -97,11 +107,19 @@ impl ViewPanel {
             self.preview = Some((key, handle));
         }
         if let Some((_, handle)) = &self.preview {
-            ui.add(egui::Image::new(egui::load::SizedTexture::new(
-                handle.id(),
-                handle.size_vec2(),
-            )))
-            .on_hover_text("Top-down, north up");
+            let mut size = handle.size_vec2();
+            let painting = brush.target.is_some();
+            if painting {
+                // Painted at the panel's width: the small preview is fiddly.
+                size *= (ui.available_width() / size.x.max(1.0)).max(1.0);
+            }
+            let image = egui::Image::new(egui::load::SizedTexture::new(handle.id(), size));
+            if painting {
+                let response = ui.add(image.sense(egui::Sense::drag()));
+                brush.paint_on(ui, &response, doc);
+            } else {
+                ui.add(image).on_hover_text("Top-down, north up");
+            }
         }
     }
 }
