@@ -32,6 +32,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         "river-valley",
         include_str!("../../../assets/presets/river-valley.ron"),
     ),
+    (
+        "lake-valley",
+        include_str!("../../../assets/presets/lake-valley.ron"),
+    ),
 ];
 
 /// Names of the shipped presets, `default` first.
