@@ -1,0 +1,229 @@
+//! Windows of the world: every window computed alone equals the same crop
+//! of the whole-map run, bit for bit, given the barrier facts gathered
+//! from windows that cover the map.
+
+use orogen_core::heightmap::Heightmap;
+use orogen_core::presets;
+use orogen_core::recipe::Recipe;
+use orogen_core::stages::StageError;
+use orogen_core::window::{
+    Window, WindowError, WindowRunError, WorldFacts, barriers, gather_facts, run_window,
+};
+use orogen_core::{PipelineError, run_once};
+
+fn preset(name: &str, side: u32) -> Recipe {
+    presets::load(name)
+        .expect("preset exists")
+        .expect("preset is valid")
+        .resampled(side)
+}
+
+fn window(x: usize, y: usize, width: usize, height: usize) -> Window {
+    Window {
+        x,
+        y,
+        width,
+        height,
+    }
+}
+
+/// `k × k` windows covering a `width × height` map (the last row and
+/// column of windows take the remainder).
+fn tiles(width: usize, height: usize, k: usize) -> Vec<Window> {
+    let cut = |len: usize, i: usize| len * i / k;
+    let mut out = Vec::new();
+    for j in 0..k {
+        for i in 0..k {
+            let (x0, x1) = (cut(width, i), cut(width, i + 1));
+            let (y0, y1) = (cut(height, j), cut(height, j + 1));
+            out.push(window(x0, y0, x1 - x0, y1 - y0));
+        }
+    }
+    out
+}
+
+fn crop(map: &Heightmap, w: Window) -> Vec<u32> {
+    let mut out = Vec::with_capacity(w.width * w.height);
+    for y in w.y..w.y + w.height {
+        for x in w.x..w.x + w.width {
+            out.push(map.get(x, y).to_bits());
+        }
+    }
+    out
+}
+
+/// Windows worth checking on a `width × height` map: the corners, the
+/// middle, odd sizes, single cells, whole rows and columns, the whole map.
+fn probe_windows(width: usize, height: usize) -> Vec<Window> {
+    let (w, h) = (width, height);
+    vec![
+        window(0, 0, w, h),
+        window(0, 0, 1, 1),
+        window(w - 1, h - 1, 1, 1),
+        window(0, 0, 37, 29),
+        window(w - 41, 0, 41, 23),
+        window(0, h - 19, 53, 19),
+        window(w - 64, h - 64, 64, 64),
+        window(w / 2 - 50, h / 2 - 33, 101, 67),
+        window(w / 3, h / 4, 1, 1),
+        window(w / 2 + 3, 70, 3, 200.min(h - 70)),
+        window(0, h / 2, w, 5),
+        window(w / 2, 0, 7, h),
+    ]
+}
+
+/// Every probe window of `recipe` equals the crop of the whole-map run.
+fn windows_are_crops(recipe: &Recipe) {
+    let (w, h) = (recipe.width as usize, recipe.height as usize);
+    let whole = run_once(recipe, None, Default::default()).expect("whole map runs");
+    let facts = gather_facts(recipe, &tiles(w, h, 3), None).expect("barrier phases run");
+    assert_eq!(
+        facts.stages.iter().map(|s| s.index).collect::<Vec<_>>(),
+        barriers(recipe),
+        "every barrier has its facts"
+    );
+    for probe in probe_windows(w, h) {
+        let got = run_window(recipe, probe, &facts, None)
+            .unwrap_or_else(|e| panic!("{probe:?} of {w}x{h}: {e}"));
+        assert_eq!((got.width(), got.height()), (probe.width, probe.height));
+        let got: Vec<u32> = got.data().iter().map(|v| v.to_bits()).collect();
+        let want = crop(&whole.map, probe);
+        let wrong = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+        assert_eq!(wrong, 0, "{probe:?} of {w}x{h}: {wrong} cells differ");
+    }
+}
+
+#[test]
+fn default_preset_windows_are_crops_at_513_and_257() {
+    windows_are_crops(&preset("default", 513));
+    windows_are_crops(&preset("default", 257));
+    // Not 2^k + 1: diamond-square's lattice is resampled to the world.
+    windows_are_crops(&preset("default", 300));
+}
+
+#[test]
+fn non_erosion_presets_windows_are_crops() {
+    for name in [
+        "article-000-hills-and-pits",
+        "article-003-diamond-square",
+        "three-terrain-hill",
+        "three-terrain-hill-island",
+    ] {
+        windows_are_crops(&preset(name, 257));
+    }
+    windows_are_crops(&preset("article-000-hills-and-pits", 513));
+}
+
+/// Stages and sizes the presets do not reach: a world that is not
+/// `2^k + 1` (diamond-square resampled from its lattice), non-square,
+/// a box too wide for the fused blur, fractional boxes, thermal erosion's
+/// halo, Terrace as a second barrier, every noise kind.
+#[test]
+fn other_stages_and_sizes_windows_are_crops() {
+    let text = |size: (u32, u32), extent: (f32, f32), stages: &str| {
+        format!(
+            "(extent: (x: {}, y: {}), size: (width: {}, height: {}), seed: 9, stages: [{stages}])",
+            extent.0, extent.1, size.0, size.1
+        )
+    };
+    let ds = "(enabled: true, stage: DiamondSquare(roughness: 0.7, base: 5.0, extent: 100.0, stop_after_level: None, combine: Replace)),";
+    let cases = [
+        text(
+            (300, 201),
+            (299.0, 200.0),
+            &format!(
+                "{ds}
+                (enabled: true, stage: Noise(kind: Fbm, frequency: 4.0, octaves: 4, lacunarity: 2.0, persistence: 0.5, amplitude: 20.0, offset: 0.0, combine: Add)),
+                (enabled: true, stage: Blur(passes: 2, width: 2.5)),
+                (enabled: true, stage: Normalize(range: (min: 0.0, max: 100.0))),
+                (enabled: true, stage: ThermalErosion(talus_angle: 30.0, amount: 0.5, iterations: 7)),
+                (enabled: true, stage: Terrace(levels: 6, sharpness: 0.5)),"
+            ),
+        ),
+        text(
+            (257, 257),
+            (256.0, 256.0),
+            &format!(
+                "{ds}
+                (enabled: true, stage: RandomValues(values: (min: -3.0, max: 3.0), combine: Add)),
+                (enabled: true, stage: Blur(passes: 1, width: 141.0)),
+                (enabled: true, stage: Noise(kind: OpenSimplex, frequency: 3.0, octaves: 1, lacunarity: 2.0, persistence: 0.5, amplitude: 10.0, offset: 0.0, combine: Add)),
+                (enabled: true, stage: Noise(kind: Worley, frequency: 5.0, octaves: 1, lacunarity: 2.0, persistence: 0.5, amplitude: 5.0, offset: 0.0, combine: Max)),
+                (enabled: true, stage: Blur(passes: 3, width: 9.0)),"
+            ),
+        ),
+        text(
+            (129, 257),
+            (128.0, 256.0),
+            "(enabled: true, stage: DiamondSquare(roughness: 0.9, base: 0.0, extent: 80.0, stop_after_level: Some(4), combine: Replace)),
+             (enabled: true, stage: HillsAndPits(layers: [(pit: false, count: 60, radius: (min: 3.0, max: 20.0), height: (min: 0.1, max: 0.3))])),
+             (enabled: true, stage: Clamp(range: (min: 0.0, max: 60.0))),",
+        ),
+    ];
+    for recipe in &cases {
+        let recipe = Recipe::from_ron(recipe).unwrap_or_else(|e| panic!("{e}"));
+        windows_are_crops(&recipe);
+    }
+}
+
+#[test]
+fn erosion_refuses_a_proper_window_and_runs_the_whole_map() {
+    let recipe = preset("eroded-mountains", 129);
+    let facts = gather_facts(&recipe, &tiles(129, 129, 1), None).unwrap();
+    let err = run_window(&recipe, window(0, 0, 64, 64), &facts, None).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            WindowRunError::Pipeline(PipelineError::Stage {
+                index: 3,
+                error: StageError::WholeWorldOnly,
+                ..
+            })
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("fluvial-erosion"), "{err}");
+    let whole = run_window(
+        &recipe,
+        window(0, 0, 129, 129),
+        &WorldFacts::default(),
+        None,
+    )
+    .unwrap();
+    let once = run_once(&recipe, None, Default::default()).unwrap();
+    assert_eq!(whole.data(), once.map.data());
+}
+
+#[test]
+fn bad_windows_and_missing_facts_are_refused_in_one_line() {
+    let recipe = preset("default", 257);
+    let none = WorldFacts::default();
+    for (bad, what) in [
+        (window(0, 0, 0, 5), "empty"),
+        (window(250, 0, 8, 8), "outside"),
+        (window(0, 257, 1, 1), "outside"),
+        (window(usize::MAX, 0, 2, 2), "outside"),
+    ] {
+        let err = run_window(&recipe, bad, &none, None).unwrap_err();
+        assert!(matches!(err, WindowRunError::Window(_)), "{err}");
+        let line = err.to_string();
+        assert!(line.contains(what) && !line.contains('\n'), "{line}");
+    }
+    assert!(matches!(
+        run_window(&recipe, window(250, 0, 8, 8), &none, None),
+        Err(WindowRunError::Window(WindowError::Outside { .. }))
+    ));
+    let err = run_window(&recipe, window(0, 0, 8, 8), &none, None).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            WindowRunError::MissingFacts {
+                index: 3,
+                kind: "normalize"
+            }
+        ),
+        "{err}"
+    );
+    // The whole map needs no facts: it sees the whole world.
+    assert!(run_window(&recipe, window(0, 0, 257, 257), &none, None).is_ok());
+}
