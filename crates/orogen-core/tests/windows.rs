@@ -227,3 +227,71 @@ fn bad_windows_and_missing_facts_are_refused_in_one_line() {
     // The whole map needs no facts: it sees the whole world.
     assert!(run_window(&recipe, window(0, 0, 257, 257), &none, None).is_ok());
 }
+
+/// A 65537² world (too large to hold whole here) is addressable by
+/// windows: its diamond-square keeps the coarse levels of the 16385²
+/// world (every fourth point of the finer world is the coarser world's
+/// point, bit for bit), and a window equals the crop of a larger window
+/// around it, through the noise and the blur's halo.
+#[test]
+fn a_65537_world_is_addressable_by_windows() {
+    let recipe = |side: u32| {
+        let text = format!(
+            "(extent: (x: 65536.0, y: 65536.0), size: (width: {side}, height: {side}), seed: 5, stages: [
+                (enabled: true, stage: DiamondSquare(roughness: 0.8, base: 0.0, extent: 2000.0, stop_after_level: None, combine: Replace)),
+            ])"
+        );
+        Recipe::from_ron(&text).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (fine, coarse) = (recipe(65537), recipe(16385));
+    let none = WorldFacts::default();
+    let (x, y) = (40_000usize, 12_345usize);
+    let fine_map = run_window(
+        &fine,
+        window(4 * (x / 4), 4 * (y / 4), 4 * 40 + 1, 4 * 30 + 1),
+        &none,
+        None,
+    )
+    .unwrap();
+    let coarse_map = run_window(&coarse, window(x / 4, y / 4, 41, 31), &none, None).unwrap();
+    for j in 0..31 {
+        for i in 0..41 {
+            assert_eq!(
+                fine_map.get(4 * i, 4 * j).to_bits(),
+                coarse_map.get(i, j).to_bits(),
+                "point ({i}, {j})"
+            );
+        }
+    }
+    // The finest levels add detail between the shared points.
+    assert_ne!(fine_map.get(1, 0), fine_map.get(0, 0));
+
+    let mut layered = fine.clone();
+    let more = Recipe::from_ron(
+        "(extent: (x: 1.0, y: 1.0), size: (width: 2, height: 2), seed: 5, stages: [
+            (enabled: true, stage: Noise(kind: Ridged, frequency: 40.0, octaves: 6, lacunarity: 2.0, persistence: 0.5, amplitude: 300.0, offset: 0.0, combine: Add)),
+            (enabled: true, stage: RandomValues(values: (min: 0.0, max: 1.0), combine: Add)),
+            (enabled: true, stage: Blur(passes: 2, width: 5.0)),
+        ])",
+    )
+    .unwrap();
+    layered.stages.extend(more.stages);
+    let outer = window(65_537 - 300, 20_000, 300, 260);
+    let big = run_window(&layered, outer, &none, None).unwrap();
+    for inner in [
+        window(65_537 - 1, 20_000, 1, 1),
+        window(65_537 - 157, 20_090, 57, 101),
+    ] {
+        let small = run_window(&layered, inner, &none, None).unwrap();
+        for j in 0..inner.height {
+            for i in 0..inner.width {
+                let (bx, by) = (inner.x - outer.x + i, inner.y - outer.y + j);
+                assert_eq!(
+                    small.get(i, j).to_bits(),
+                    big.get(bx, by).to_bits(),
+                    "{inner:?} ({i}, {j})"
+                );
+            }
+        }
+    }
+}
