@@ -629,29 +629,37 @@ impl DiamondSquare {
         let values = self.lattice_window(side, &ctx.rng, (lx0, ly0, lx1, ly1));
         let columns = lx1 - lx0 + 1;
         let point = |x: usize, y: usize| values[(y - ly0) * columns + (x - lx0)];
-        let mut row = vec![0.0f32; w.width];
-        let mut finite = true;
-        for (j, dst) in map.data_mut().chunks_exact_mut(w.width).enumerate() {
-            let y = w.y + j;
-            for (i, v) in row.iter_mut().enumerate() {
-                let x = w.x + i;
-                *v = if per_cell == 1.0 {
-                    point(x, y)
-                } else {
-                    // Heightmap::sample_bilinear's arithmetic, on the
-                    // lattice points held.
-                    let (fx, fy) = (at(x), at(y));
-                    let (x0, y0) = (fx.floor() as usize, fy.floor() as usize);
-                    let (x1, y1) = ((x0 + 1).min(last), (y0 + 1).min(last));
-                    let (fx, fy) = (fx - x0 as f32, fy - y0 as f32);
-                    let top = point(x0, y0) * (1.0 - fx) + point(x1, y0) * fx;
-                    let bottom = point(x0, y1) * (1.0 - fx) + point(x1, y1) * fx;
-                    top * (1.0 - fy) + bottom * fy
-                };
-            }
-            self.combine.merge(dst, &row);
-            finite &= row_is_finite(dst);
-        }
+        let overflowed = AtomicBool::new(false);
+        map.data_mut()
+            .par_chunks_mut(w.width)
+            .enumerate()
+            .for_each_init(
+                || vec![0.0f32; w.width],
+                |row, (j, dst)| {
+                    let y = w.y + j;
+                    for (i, v) in row.iter_mut().enumerate() {
+                        let x = w.x + i;
+                        *v = if per_cell == 1.0 {
+                            point(x, y)
+                        } else {
+                            // Heightmap::sample_bilinear's arithmetic, on
+                            // the lattice points held.
+                            let (fx, fy) = (at(x), at(y));
+                            let (x0, y0) = (fx.floor() as usize, fy.floor() as usize);
+                            let (x1, y1) = ((x0 + 1).min(last), (y0 + 1).min(last));
+                            let (fx, fy) = (fx - x0 as f32, fy - y0 as f32);
+                            let top = point(x0, y0) * (1.0 - fx) + point(x1, y0) * fx;
+                            let bottom = point(x0, y1) * (1.0 - fx) + point(x1, y1) * fx;
+                            top * (1.0 - fy) + bottom * fy
+                        };
+                    }
+                    self.combine.merge(dst, row);
+                    if !row_is_finite(dst) {
+                        overflowed.store(true, Ordering::Relaxed);
+                    }
+                },
+            );
+        let finite = !overflowed.load(Ordering::Relaxed);
         ctx.output_finite = Some(finite);
         Ok(())
     }

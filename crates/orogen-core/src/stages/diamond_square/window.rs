@@ -11,6 +11,7 @@
 use super::{DiamondSquare, Place, at_least, level_count};
 use crate::place_rng::{LatticePlace, PlaceKey};
 use crate::rng::{StageRng, unit_from_word};
+use rayon::prelude::*;
 
 /// Lattice points `x0..=x1` × `y0..=y1` on one level's grid of spacing
 /// `step` (coordinates multiples of it, possibly beyond the lattice).
@@ -36,44 +37,55 @@ impl Span2 {
     }
 }
 
-/// Values on the points of a [`Span2`] with spacing `step`, row-major.
+/// Values on the points of a [`Span2`] with spacing `step` (a power of
+/// two), row-major.
 struct Grid {
     span: Span2,
-    step: i64,
+    /// `step = 1 << shift`: indices by shifts, not divisions.
+    shift: u32,
     columns: usize,
     values: Vec<f32>,
 }
 
 impl Grid {
     fn new(span: Span2, step: i64, fill: f32) -> Grid {
-        let columns = ((span.x1 - span.x0) / step + 1) as usize;
-        let rows = ((span.y1 - span.y0) / step + 1) as usize;
+        let shift = step.trailing_zeros();
+        let columns = ((span.x1 - span.x0) >> shift) as usize + 1;
+        let rows = ((span.y1 - span.y0) >> shift) as usize + 1;
         Grid {
             span,
-            step,
+            shift,
             columns,
             values: vec![fill; columns * rows],
         }
     }
 
     #[inline]
-    fn index(&self, x: i64, y: i64) -> usize {
-        let (i, j) = (
-            (x - self.span.x0) / self.step,
-            (y - self.span.y0) / self.step,
-        );
-        j as usize * self.columns + i as usize
-    }
-
-    #[inline]
     fn get(&self, x: i64, y: i64) -> f32 {
-        self.values[self.index(x, y)]
+        let i = ((x - self.span.x0) >> self.shift) as usize;
+        let j = ((y - self.span.y0) >> self.shift) as usize;
+        self.values[j * self.columns + i]
     }
 
-    #[inline]
-    fn set(&mut self, x: i64, y: i64, v: f32) {
-        let i = self.index(x, y);
-        self.values[i] = v;
+    /// Sets every point to `value(x, y)`, rows in parallel when there are
+    /// enough points to pay for it. Each point is computed alone, so the
+    /// bits do not depend on the thread count.
+    fn fill(&mut self, value: impl Fn(i64, i64) -> f32 + Sync) {
+        let (span, shift, columns) = (self.span, self.shift, self.columns);
+        let row = |(j, cells): (usize, &mut [f32])| {
+            let y = span.y0 + ((j as i64) << shift);
+            for (i, cell) in cells.iter_mut().enumerate() {
+                *cell = value(span.x0 + ((i as i64) << shift), y);
+            }
+        };
+        if self.values.len() < 1 << 14 {
+            self.values.chunks_mut(columns).enumerate().for_each(row);
+        } else {
+            self.values
+                .par_chunks_mut(columns)
+                .enumerate()
+                .for_each(row);
+        }
     }
 }
 
@@ -129,61 +141,57 @@ impl DiamondSquare {
             let half = step / 2;
             let scale = range * self.extent;
             let value = |sum: f32, x: i64, y: i64| {
-                let offset = (unit_from_word(word(level as u32, x, y)) - 0.5) * scale;
+                let offset = (unit_from_word(word(level, x, y)) - 0.5) * scale;
                 at_least(sum * 0.25 + offset, floor)
             };
             let target = need[level as usize + 1];
             // The square points of `target` read square centres up to
             // `half` outside it.
             let around = target.grown_to(half, half);
-            let mut next = Grid::new(around, half, 0.0);
             let on = |v: i64, m: i64| v.rem_euclid(step) == m;
-            for y in (around.y0..=around.y1).step_by(half as usize) {
-                for x in (around.x0..=around.x1).step_by(half as usize) {
-                    let v = if on(x, 0) && on(y, 0) {
-                        grid.get(x, y)
-                    } else if on(x, half) && on(y, half) {
-                        // Diamond phase, in the order the rows add.
-                        let sum = grid.get(x - half, y - half)
-                            + grid.get(x + half, y - half)
-                            + grid.get(x - half, y + half)
-                            + grid.get(x + half, y + half);
-                        value(sum, x, y)
-                    } else {
-                        continue;
-                    };
-                    next.set(x, y, v);
+            // The level's lattice and diamond points (square points, not
+            // set here, are never read from this grid).
+            let mut centres = Grid::new(around, half, 0.0);
+            centres.fill(|x, y| {
+                if on(x, 0) && on(y, 0) {
+                    grid.get(x, y)
+                } else if on(x, half) && on(y, half) {
+                    // Diamond phase, in the order the rows add.
+                    let sum = grid.get(x - half, y - half)
+                        + grid.get(x + half, y - half)
+                        + grid.get(x - half, y + half)
+                        + grid.get(x + half, y + half);
+                    value(sum, x, y)
+                } else {
+                    0.0
                 }
-            }
-            // Square phase: above, below, west, east.
-            for y in (target.y0..=target.y1).step_by(half as usize) {
-                for x in (target.x0..=target.x1).step_by(half as usize) {
-                    if on(x, 0) == on(y, 0) {
-                        continue;
-                    }
-                    let sum = next.get(x, y - half)
-                        + next.get(x, y + half)
-                        + next.get(x - half, y)
-                        + next.get(x + half, y);
-                    let v = value(sum, x, y);
-                    next.set(x, y, v);
-                }
-            }
+            });
+            // Square phase (above, below, west, east), which reads only
+            // lattice and diamond points; the rest are copied.
             let mut kept = Grid::new(target, half, 0.0);
-            for y in (target.y0..=target.y1).step_by(half as usize) {
-                for x in (target.x0..=target.x1).step_by(half as usize) {
-                    kept.set(x, y, next.get(x, y));
+            kept.fill(|x, y| {
+                if on(x, 0) == on(y, 0) {
+                    return centres.get(x, y);
                 }
-            }
+                let sum = centres.get(x, y - half)
+                    + centres.get(x, y + half)
+                    + centres.get(x - half, y)
+                    + centres.get(x + half, y);
+                value(sum, x, y)
+            });
             grid = kept;
             range *= shrink;
         }
-        let mut out = Vec::with_capacity((x1 - x0 + 1) * (y1 - y0 + 1));
-        for y in window.y0..=window.y1 {
-            for x in window.x0..=window.x1 {
-                out.push(between_lattice(&grid, x, y, last_step, period));
-            }
-        }
+        let columns = x1 - x0 + 1;
+        let mut out = vec![0.0f32; columns * (y1 - y0 + 1)];
+        out.par_chunks_mut(columns)
+            .enumerate()
+            .for_each(|(j, row)| {
+                let y = window.y0 + j as i64;
+                for (i, cell) in row.iter_mut().enumerate() {
+                    *cell = between_lattice(&grid, window.x0 + i as i64, y, last_step, period);
+                }
+            });
         out
     }
 }
