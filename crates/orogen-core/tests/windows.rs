@@ -295,3 +295,44 @@ fn a_65537_world_is_addressable_by_windows() {
         }
     }
 }
+
+/// An import is sampled in world space: a window takes the cells of the
+/// file resampled to the whole map, not to the window.
+#[test]
+fn an_imported_file_windows_are_crops() {
+    let (fw, fh) = (37usize, 23usize);
+    let values: Vec<f32> = (0..fw * fh)
+        .map(|i| ((i % fw) as f32 * 0.7).sin() * 20.0 + (i / fw) as f32 * 1.3)
+        .collect();
+    let bytes = orogen_core::io::float_files::encode_tiff_f32(&values, fw, false).unwrap();
+    let dir = std::env::temp_dir().join(format!("orogen-windows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("start.tif");
+    std::fs::write(&path, bytes).unwrap();
+    let text = format!(
+        "(extent: (x: 256.0, y: 128.0), size: (width: 257, height: 129), seed: 2, stages: [
+            (enabled: true, stage: Import(path: \"{}\", format: Auto, raw_width: None, raw_height: None, heights: (min: 0.0, max: 100.0), use_sidecar: false)),
+            (enabled: true, stage: Blur(passes: 1, width: 3.0)),
+            (enabled: true, stage: Normalize(range: (min: 0.0, max: 50.0))),
+        ])",
+        path.display()
+    );
+    let recipe = Recipe::from_ron(&text).unwrap_or_else(|e| panic!("{e}"));
+    windows_are_crops(&recipe);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A window's bytes do not depend on the thread count.
+#[test]
+fn window_bytes_do_not_depend_on_the_thread_count() {
+    let recipe = preset("default", 513);
+    let facts = gather_facts(&recipe, &tiles(513, 513, 2), None).unwrap();
+    let probe = window(100, 300, 211, 150);
+    let many = run_window(&recipe, probe, &facts, None).unwrap();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| run_window(&recipe, probe, &facts, None).unwrap());
+    assert_eq!(many.data(), one.data());
+}
