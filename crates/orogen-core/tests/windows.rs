@@ -336,3 +336,25 @@ fn window_bytes_do_not_depend_on_the_thread_count() {
         .install(|| run_window(&recipe, probe, &facts, None).unwrap());
     assert_eq!(many.data(), one.data());
 }
+
+/// The export's height range is one more barrier phase, over every
+/// stage: reduced from windows, it is the whole map's range.
+#[test]
+fn the_final_height_range_reduces_from_windows() {
+    use orogen_core::window::{FINAL_HEIGHTS, StageFacts, final_range, window_range};
+    let recipe = preset("default", 257);
+    let facts = gather_facts(&recipe, &tiles(257, 257, 2), None).unwrap();
+    let last = recipe.stages.len();
+    let reports: Vec<StageFacts> = tiles(257, 257, 3)
+        .into_iter()
+        .map(|w| window_range(&recipe, w, &facts, None, last).unwrap())
+        .collect();
+    let world = StageFacts::reduce(&reports).unwrap();
+    assert_eq!(world.kind, FINAL_HEIGHTS);
+    let whole = run_once(&recipe, None, Default::default()).unwrap();
+    let facts = facts.with(world);
+    assert_eq!(final_range(&recipe, &facts), Some(whole.map.range()));
+    assert_eq!(final_range(&recipe, &facts), Some((0.0, 150.0)));
+    let err = window_range(&recipe, window(0, 0, 4, 4), &facts, None, last + 1).unwrap_err();
+    assert!(matches!(err, WindowRunError::NoSuchStage { .. }), "{err}");
+}

@@ -74,7 +74,9 @@ pub enum WindowRunError {
         kind: &'static str,
     },
     /// Not a stage of the recipe.
-    #[error("stage {index} is not in the recipe (it has {count} stages)")]
+    #[error(
+        "stage {index} is not in the recipe (it has {count} stages; {count} itself means the final heights)"
+    )]
     NoSuchStage {
         /// The index asked for.
         index: usize,
@@ -123,10 +125,16 @@ pub fn run_window(
     run_stages(recipe, &window, facts, base_dir, recipe.stages.len())
 }
 
+/// The kind the facts of the final heights carry (stage index
+/// `stages.len()`): the export's height range, which per-window 16-bit
+/// files share so that tiles stitch.
+pub const FINAL_HEIGHTS: &str = "final-heights";
+
 /// The barrier phase for stage `stage`: runs the stages before it over
 /// `window` (with the facts of earlier barriers) and reports the range of
-/// the window's cells. Reduce the reports of windows that cover the map
-/// with [`StageFacts::reduce`].
+/// the window's cells. `stage` = the recipe's stage count reports the
+/// final heights (kind [`FINAL_HEIGHTS`]). Reduce the reports of windows
+/// that cover the map with [`StageFacts::reduce`].
 pub fn window_range(
     recipe: &Recipe,
     window: Window,
@@ -134,22 +142,35 @@ pub fn window_range(
     base_dir: Option<PathBuf>,
     stage: usize,
 ) -> Result<StageFacts, WindowRunError> {
-    let entry = recipe
-        .stages
-        .get(stage)
-        .ok_or(WindowRunError::NoSuchStage {
-            index: stage,
-            count: recipe.stages.len(),
-        })?;
+    let count = recipe.stages.len();
+    let kind = match recipe.stages.get(stage) {
+        Some(entry) => entry.stage.kind(),
+        None if stage == count => FINAL_HEIGHTS,
+        None => {
+            return Err(WindowRunError::NoSuchStage {
+                index: stage,
+                count,
+            });
+        }
+    };
     let window = world_window(recipe, window)?;
     let map = run_stages(recipe, &window, facts, base_dir, stage)?;
     let (min, max) = map.range();
     Ok(StageFacts {
         index: stage,
-        kind: entry.stage.kind().to_string(),
+        kind: kind.to_string(),
         min,
         max,
     })
+}
+
+/// The whole world's final height range from the facts, when its phase
+/// ran (`window_range` at the recipe's stage count).
+pub fn final_range(recipe: &Recipe, facts: &WorldFacts) -> Option<(f32, f32)> {
+    facts
+        .get(recipe.stages.len())
+        .filter(|f| f.kind == FINAL_HEIGHTS)
+        .map(|f| (f.min, f.max))
 }
 
 /// Every barrier's facts for `recipe`, gathered in this process from
