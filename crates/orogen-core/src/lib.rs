@@ -58,6 +58,7 @@ pub mod sampling;
 pub mod simd;
 pub mod splat;
 pub mod stages;
+pub mod window;
 
 pub use flow::LoadError;
 pub use heightmap::Heightmap;

@@ -252,6 +252,7 @@ impl Pipeline {
                     self.base_dir.clone(),
                     hooks.cancel,
                     &mut map,
+                    StagePlace::default(),
                 )?;
                 current = Arc::new(map);
             }
@@ -289,15 +290,25 @@ impl Pipeline {
     }
 }
 
+/// Where a stage runs: the map's window of the world (`None`: the map is
+/// the whole world) and the world's height range before the stage, from
+/// a barrier phase.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StagePlace {
+    pub window: Option<crate::window::WorldWindow>,
+    pub world_range: Option<(f32, f32)>,
+}
+
 /// Runs stage `index` of `recipe` on `map` in place, then refuses heights
 /// that overflowed.
-fn apply_stage(
+pub(crate) fn apply_stage(
     recipe: &Recipe,
     index: usize,
     entry: &StageEntry,
     base_dir: Option<PathBuf>,
     cancel: Option<&AtomicBool>,
     map: &mut Heightmap,
+    place: StagePlace,
 ) -> Result<(), PipelineError> {
     let earlier_stages = entry
         .stage
@@ -326,6 +337,8 @@ fn apply_stage(
         output_finite: None,
         earlier_stages,
         cancel,
+        window: place.window,
+        world_range: place.world_range,
     };
     let applied = entry.stage.op().apply(map, &mut ctx);
     if let (Ok(()), Some((weights, before))) = (&applied, &masked) {
@@ -466,6 +479,7 @@ fn run_once_into(
                 base_dir.clone(),
                 hooks.cancel,
                 &mut map,
+                StagePlace::default(),
             )?;
         }
         if let Some(record) = recorded {

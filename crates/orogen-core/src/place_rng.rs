@@ -11,8 +11,16 @@
 use crate::rng::StageRng;
 use rand::RngCore;
 
-/// Levels of the world lattice: its side is `2^WORLD_LEVELS + 1`.
+/// Levels of the key lattice: its side is `2^WORLD_LEVELS + 1`. Keys of
+/// lattice levels below this (and random values of worlds up to
+/// `2^WORLD_LEVELS + 1` cells a side) are keyed on it.
 pub const WORLD_LEVELS: u32 = 14;
+/// Levels of the finest world lattice a world can have (65537 a side).
+/// Its points at levels below [`WORLD_LEVELS`] sit on the key lattice and
+/// keep their keys there, so worlds up to 16385 a side keep their values;
+/// the finer levels are keyed by their coordinate on this lattice (their
+/// level tells them apart).
+pub const FINE_LEVELS: u32 = 16;
 /// Points along the longer side of the world lattice, minus one.
 pub const WORLD_SPAN: u32 = 1 << WORLD_LEVELS;
 
@@ -62,6 +70,66 @@ impl PlaceKey {
         row_words(self.row_seeds(level, y), (x0, dx), out)
     }
 }
+
+/// Where the points of a `2^k + 1` lattice (`k` ≤ [`FINE_LEVELS`]) sit
+/// on the world lattice: the coordinate a point's key takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LatticePlace {
+    /// Lattice index `i` is fine-lattice coordinate `i << shift`.
+    shift: u32,
+}
+
+impl LatticePlace {
+    /// The place of a lattice whose side is `period + 1` (a power of two
+    /// up to `2^FINE_LEVELS`).
+    pub fn of_period(period: usize) -> Self {
+        Self {
+            shift: FINE_LEVELS - period.trailing_zeros().min(FINE_LEVELS),
+        }
+    }
+
+    /// The key coordinate of lattice index `i` for a point set at `level`:
+    /// on the key lattice for the coarse levels (the same coordinate as
+    /// before finer worlds existed), on the fine lattice for the others.
+    #[inline]
+    pub fn coordinate(self, level: u32, i: usize) -> u32 {
+        let fine = (i << self.shift) as u32;
+        if level < WORLD_LEVELS {
+            fine >> (FINE_LEVELS - WORLD_LEVELS)
+        } else {
+            fine
+        }
+    }
+}
+
+/// The random word of a world cell `(ix, iy)` in a world whose longer side
+/// has `cells` cells: worlds up to `2^WORLD_LEVELS + 1` a side key a cell
+/// by its rounded coordinate on the key lattice (as they always have);
+/// finer worlds by their coordinate on the fine lattice, reusing the key
+/// lattice's word wherever the cell sits on it (so a 32769² world shares
+/// every other cell with the 16385² one) and a level of its own elsewhere.
+pub fn cell_word(key: PlaceKey, level: u32, (ix, iy): (usize, usize), cells: usize) -> u32 {
+    if cells <= WORLD_SPAN as usize + 1 {
+        let steps = world_steps_per_cell(cells);
+        return key.word(
+            level,
+            world_coordinate(ix, steps),
+            world_coordinate(iy, steps),
+        );
+    }
+    let steps = (1u64 << FINE_LEVELS) as f64 / (cells - 1) as f64;
+    let (fx, fy) = (world_coordinate(ix, steps), world_coordinate(iy, steps));
+    let ratio = 1 << (FINE_LEVELS - WORLD_LEVELS);
+    if fx % ratio == 0 && fy % ratio == 0 {
+        key.word(level, fx / ratio, fy / ratio)
+    } else {
+        key.word(level + FINE_CELL_LEVEL, fx, fy)
+    }
+}
+
+/// Added to the level of a fine world's cells that are off the key
+/// lattice: far above any lattice level, so their words are their own.
+const FINE_CELL_LEVEL: u32 = 1 << 20;
 
 #[multiversion::multiversion(targets("x86_64+avx2"))]
 fn row_words(seeds: (u32, u32), (x0, dx): (u32, u32), out: &mut [u32]) {
@@ -190,6 +258,24 @@ mod tests {
             "neighbour correlation {}",
             cov * 12.0
         );
+    }
+
+    #[test]
+    fn fine_worlds_share_the_key_lattice_cells() {
+        let key = PlaceKey::of_stage(&stage_rng(3, 1));
+        for (ix, iy) in [(0, 0), (5, 9), (16384, 16384), (1234, 77)] {
+            let coarse = cell_word(key, 0, (ix, iy), 16385);
+            assert_eq!(cell_word(key, 0, (2 * ix, 2 * iy), 32769), coarse);
+            assert_eq!(cell_word(key, 0, (4 * ix, 4 * iy), 65537), coarse);
+        }
+        // Cells between the key lattice's points have words of their own.
+        let a = cell_word(key, 0, (1, 0), 32769);
+        assert_ne!(a, cell_word(key, 0, (0, 0), 32769));
+        assert_ne!(a, cell_word(key, 0, (2, 0), 32769));
+        let place = LatticePlace::of_period(1 << 16);
+        assert_eq!(place.coordinate(3, 8), 2);
+        assert_eq!(place.coordinate(15, 9), 9);
+        assert_eq!(LatticePlace::of_period(512).coordinate(2, 3), 3 << 5);
     }
 
     #[test]

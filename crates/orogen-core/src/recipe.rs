@@ -17,8 +17,10 @@ use serde::{Deserialize, Serialize};
 
 /// Smallest map side in cells.
 pub const MIN_SIDE: u32 = 2;
-/// Largest map side in cells (2^14 + 1).
-pub const MAX_SIDE: u32 = 16_385;
+/// Largest map side in cells (2^16 + 1): the world a set of windows can
+/// sample (a whole map that size is refused by the memory check on most
+/// machines; its windows are not).
+pub const MAX_SIDE: u32 = 65_537;
 
 /// One step of a recipe: a stage and whether it runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

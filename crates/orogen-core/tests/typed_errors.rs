@@ -139,7 +139,7 @@ fn too_large_is_its_own_kind_with_the_front_ends_hint() {
     assert!(matches!(err, RecipeError::Invalid(_)), "{err:?}");
     assert_eq!(
         err.to_string(),
-        "size.width: 1 is out of range (allowed 2 to 16385)"
+        "size.width: 1 is out of range (allowed 2 to 65537)"
     );
 }
 

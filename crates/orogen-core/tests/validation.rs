@@ -79,7 +79,7 @@ fn sizes_zero_and_one_are_refused() {
     for side in ["0", "1"] {
         let text = default_text().replace("width: 513", &format!("width: {side}"));
         let e = error_of(&text);
-        assert!(e.contains("width") && e.contains("2 to 16385"), "{e}");
+        assert!(e.contains("width") && e.contains("2 to 65537"), "{e}");
     }
 }
 

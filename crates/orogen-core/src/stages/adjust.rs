@@ -81,8 +81,14 @@ impl Params for Normalize {
 }
 
 impl StageOp for Normalize {
-    fn apply(&self, map: &mut Heightmap, _: &mut StageContext) -> Result<(), StageError> {
-        let (min, max) = map.range();
+    fn needs_world_range(&self) -> bool {
+        true
+    }
+
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        // The world's range, not the window's: a window's cells then equal
+        // the whole map's.
+        let (min, max) = ctx.world_range(map)?;
         let span = max - min;
         let (lo, hi) = (self.range.min, self.range.max);
         if !span.is_finite() {
@@ -156,8 +162,14 @@ pub fn terrace_profile(f: f32, sharpness: f32) -> f32 {
 }
 
 impl StageOp for Terrace {
-    fn apply(&self, map: &mut Heightmap, _: &mut StageContext) -> Result<(), StageError> {
-        let (min, max) = map.range();
+    fn needs_world_range(&self) -> bool {
+        true
+    }
+
+    fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        // The world's range, not the window's: a window's cells then equal
+        // the whole map's.
+        let (min, max) = ctx.world_range(map)?;
         let span = max - min;
         if span <= 0.0 {
             return Ok(());

@@ -641,7 +641,15 @@ impl HydraulicErosion {
 }
 
 impl StageOp for HydraulicErosion {
+    fn window_exact(&self) -> bool {
+        false
+    }
+
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        // Erosion couples cells across the whole map: a window alone
+        // would differ from the crop, so it is refused (erosion by blocks
+        // is what would make it exact).
+        ctx.require_whole_world(map)?;
         let (w, h) = (map.width(), map.height());
         let side = w.max(h);
         let design = self.simulation_size.max(3) as usize;

@@ -9,6 +9,7 @@ use crate::io::height_files::{ByteOrder, ImportFormat};
 use crate::io::import::read_heightmap_file;
 use crate::io::sidecar::find_sidecar;
 use crate::params::{ParamVisitor, Params, Span, visit_choice};
+use crate::window::WorldWindow;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -191,7 +192,41 @@ impl StageOp for Import {
 
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let (imported, _) = self.load(ctx)?;
-        *map = imported.resized(map.width(), map.height());
+        let window = ctx.window_of(map);
+        *map = if window.is_whole() {
+            imported.resized(map.width(), map.height())
+        } else {
+            resampled_window(&imported, &window)
+        };
         Ok(())
     }
+}
+
+/// The cells of `window` of `source` resampled to the whole world's size:
+/// [`Heightmap::resized`]'s sampling, at the window's world columns and
+/// rows only, so the window equals that crop of the whole resampled map.
+fn resampled_window(source: &Heightmap, window: &WorldWindow) -> Heightmap {
+    let (world_w, world_h) = (window.world_width, window.world_height);
+    if source.width() == world_w && source.height() == world_h {
+        return window.crop_of(&WorldWindow::whole(world_w, world_h), source);
+    }
+    let step = |from: usize, to: usize| {
+        if to > 1 {
+            (from - 1) as f32 / (to - 1) as f32
+        } else {
+            0.0
+        }
+    };
+    let (sx, sy) = (
+        step(source.width(), world_w),
+        step(source.height(), world_h),
+    );
+    let w = window.window;
+    let mut data = Vec::with_capacity(w.width * w.height);
+    for y in w.y..w.y + w.height {
+        for x in w.x..w.x + w.width {
+            data.push(source.sample_bilinear(x as f32 * sx, y as f32 * sy));
+        }
+    }
+    Heightmap::from_vec(w.width, w.height, data).unwrap_or_else(|| Heightmap::new(1, 1))
 }

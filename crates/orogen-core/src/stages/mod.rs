@@ -19,6 +19,7 @@ use crate::heightmap::Heightmap;
 use crate::io::height_files::ImportError;
 use crate::params::{ParamVisitor, Params};
 use crate::rng::StageRng;
+use crate::window::WorldWindow;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -62,6 +63,14 @@ pub struct StageContext<'a> {
     /// The run's cancel flag: a long stage checks it between its steps
     /// and stops early (the pipeline then reports the run as cancelled).
     pub cancel: Option<&'a AtomicBool>,
+    /// Where the map lies in the world: `None` when the map is the whole
+    /// world. Stages compute from world coordinates, so a window's cells
+    /// equal the same cells of the whole map.
+    pub window: Option<WorldWindow>,
+    /// The whole world's lowest and highest height before this stage,
+    /// from a barrier phase, for a stage that rescales by them
+    /// (Normalize, Terrace) when the map is only a window.
+    pub world_range: Option<(f32, f32)>,
 }
 
 impl StageContext<'_> {
@@ -74,6 +83,36 @@ impl StageContext<'_> {
             output_finite: None,
             earlier_stages: None,
             cancel: None,
+            window: None,
+            world_range: None,
+        }
+    }
+
+    /// The map's place in the world: the context's window, or the whole
+    /// world when the map is all of it.
+    pub fn window_of(&self, map: &Heightmap) -> WorldWindow {
+        self.window
+            .unwrap_or_else(|| WorldWindow::whole(map.width(), map.height()))
+    }
+
+    /// The whole world's (lowest, highest) height of `map`'s stage input:
+    /// the barrier phase's facts when given, else the map's own range when
+    /// it is the whole world.
+    pub fn world_range(&self, map: &Heightmap) -> Result<(f32, f32), StageError> {
+        match self.world_range {
+            Some(range) => Ok(range),
+            None if self.window_of(map).is_whole() => Ok(map.range()),
+            None => Err(StageError::MissingWorldRange),
+        }
+    }
+
+    /// Refuses a window smaller than the world, for a stage that cannot
+    /// yet compute one exactly.
+    pub fn require_whole_world(&self, map: &Heightmap) -> Result<(), StageError> {
+        if self.window_of(map).is_whole() {
+            Ok(())
+        } else {
+            Err(StageError::WholeWorldOnly)
         }
     }
 
@@ -126,6 +165,18 @@ pub enum StageError {
         /// sits above the stages, so its error is carried as text).
         reason: String,
     },
+    /// The stage cannot yet compute a window of the world exactly (its
+    /// cells depend on the whole map), and the map is a proper window.
+    #[error(
+        "cannot compute a window of the world alone yet (its result depends on the whole map); generate the whole map"
+    )]
+    WholeWorldOnly,
+    /// The stage rescales by the whole world's height range and the map
+    /// is a window, but no range from a barrier phase was given.
+    #[error(
+        "needs the whole world's height range before it; run the barrier phase and pass its facts"
+    )]
+    MissingWorldRange,
     /// The stage cannot run with its parameters or input; the message
     /// says why.
     #[error("{0}")]
@@ -164,6 +215,28 @@ pub trait StageOp: Params {
     /// samplings ([`StageContext::earlier_stages`]).
     fn uses_coarse_levels(&self) -> bool {
         false
+    }
+
+    /// The window of its input the stage needs to compute `output` (a
+    /// window of the world, cells of `cell_size`) exactly: the same window
+    /// for a stage that works cell by cell, a larger one for a stage that
+    /// reads neighbours (a blur's halo). Clipped to the world.
+    fn input_window(&self, output: &WorldWindow, cell_size: f32) -> WorldWindow {
+        let _ = cell_size;
+        *output
+    }
+
+    /// Whether a window run needs the whole world's height range before
+    /// this stage ([`StageContext::world_range`]): a barrier.
+    fn needs_world_range(&self) -> bool {
+        false
+    }
+
+    /// Whether the stage computes any window of the world exactly. Those
+    /// that do not refuse a proper window with
+    /// [`StageError::WholeWorldOnly`].
+    fn window_exact(&self) -> bool {
+        true
     }
 }
 

@@ -163,9 +163,11 @@ impl StageOp for NoiseStage {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let width = map.width();
         // Cycles across the world's longer side, whose far edge is cell
-        // `max(w, h) − 1`: the same world point gets the same noise at any
-        // sampling.
-        let scale = self.frequency as f64 / (width.max(map.height()).max(2) - 1) as f64;
+        // `max(w, h) − 1` of the whole map: the same world point gets the
+        // same noise at any sampling, and a window the whole map's values.
+        let window = ctx.window_of(map);
+        let scale = self.frequency as f64 / (window.world_longer_side().max(2) - 1) as f64;
+        let (x_first, y_first) = (window.window.x, window.window.y);
         let (amplitude, offset, combine) = (self.amplitude, self.offset, self.combine);
         // Rows with a non-finite cell (an overflow), noted as each row is
         // finished, so the pipeline need not scan the map again.
@@ -197,11 +199,12 @@ impl StageOp for NoiseStage {
                     .for_each_init(
                         || (vec![0.0f32; width], Vec::new(), Vec::new()),
                         |(noise, scratch, weights), (y, row)| {
-                            let py = y as f64 * scale;
+                            let py = (y_first + y) as f64 * scale;
+                            let x = (scale, x_first);
                             if ridged {
-                                ridged_row(&lattices, octaves, noise, scratch, weights, scale, py);
+                                ridged_row(&lattices, octaves, noise, scratch, weights, x, py);
                             } else {
-                                fbm_row(&lattices, octaves, noise, scratch, scale, py);
+                                fbm_row(&lattices, octaves, noise, scratch, x, py);
                             }
                             finish(row, noise);
                         },
@@ -216,9 +219,9 @@ impl StageOp for NoiseStage {
                     .for_each_init(
                         || (vec![0.0f32; width], noise.function(seed)),
                         |(noise, function), (y, row)| {
-                            let py = y as f64 * scale;
+                            let py = (y_first + y) as f64 * scale;
                             for (x, n) in noise.iter_mut().enumerate() {
-                                *n = function.get([x as f64 * scale, py]) as f32;
+                                *n = function.get([(x_first + x) as f64 * scale, py]) as f32;
                             }
                             finish(row, noise);
                         },

@@ -71,11 +71,20 @@ impl PerlinLattice {
     /// Writes noise at `(x0 + i·dx, y)` for every `i` into `out`.
     #[inline(always)]
     pub fn row(&self, out: &mut [f32], x0: f64, dx: f64, y: f64) {
+        self.row_from(out, x0, dx, y, 0)
+    }
+
+    /// Writes noise at `(x0 + (start + i)·dx, y)` for every `i` into
+    /// `out`: a row's cells from column `start` on, the same bits as a
+    /// row from column 0 (a window of the world starts at its column).
+    #[inline(always)]
+    pub fn row_from(&self, out: &mut [f32], x0: f64, dx: f64, y: f64, start: usize) {
         let iy = y.floor() as i64;
         let fy = (y - iy as f64) as f32;
         let v = quintic(fy);
-        let mut i = 0;
-        while i < out.len() {
+        let mut i = start;
+        let end = start + out.len();
+        while i < end {
             let x = x0 + i as f64 * dx;
             let ix = x.floor() as i64;
             // Samples up to the next lattice line share this cell.
@@ -83,7 +92,7 @@ impl PerlinLattice {
             let mut count = (((end_x - x0) / dx).ceil() as usize)
                 .saturating_sub(i)
                 .max(1);
-            count = count.min(out.len() - i);
+            count = count.min(end - i);
             let g00 = gradient(self.hash(ix, iy));
             let g10 = gradient(self.hash(ix + 1, iy));
             let g01 = gradient(self.hash(ix, iy + 1));
@@ -93,7 +102,7 @@ impl PerlinLattice {
             // the same f64 values, but an i32 conversion vectorises where
             // a usize one does not.
             let first = i as i32;
-            for (k, cell) in out[i..i + count].iter_mut().enumerate() {
+            for (k, cell) in out[i - start..i - start + count].iter_mut().enumerate() {
                 let fx = ((x0 + (first + k as i32) as f64 * dx) - base) as f32;
                 *cell = corner_blend(g00, g10, g01, g11, fx, fy, quintic(fx), v);
             }
@@ -145,10 +154,10 @@ pub fn fbm_row(
     octaves: Octaves,
     out: &mut [f32],
     scratch: &mut Vec<f32>,
-    x_scale: f64,
+    (x_scale, x_first): (f64, usize),
     y: f64,
 ) {
-    fbm_row_body(lattices, octaves, out, scratch, x_scale, y)
+    fbm_row_body(lattices, octaves, out, scratch, (x_scale, x_first), y)
 }
 
 /// [`fbm_row`] without target features, for the tests of [`crate::simd`].
@@ -158,10 +167,10 @@ fn fbm_row_plain(
     octaves: Octaves,
     out: &mut [f32],
     scratch: &mut Vec<f32>,
-    x_scale: f64,
+    (x_scale, x_first): (f64, usize),
     y: f64,
 ) {
-    fbm_row_body(lattices, octaves, out, scratch, x_scale, y)
+    fbm_row_body(lattices, octaves, out, scratch, (x_scale, x_first), y)
 }
 
 #[inline(always)]
@@ -170,14 +179,14 @@ fn fbm_row_body(
     octaves: Octaves,
     out: &mut [f32],
     scratch: &mut Vec<f32>,
-    x_scale: f64,
+    (x_scale, x_first): (f64, usize),
     y: f64,
 ) {
     scratch.resize(out.len(), 0.0);
     out.iter_mut().for_each(|v| *v = 0.0);
     let (mut freq, mut amp, mut norm) = (1.0f64, 1.0f32, 0.0f32);
     for lattice in lattices.iter().take(octaves.count as usize) {
-        lattice.row(scratch, 0.0, x_scale * freq, y * freq);
+        lattice.row_from(scratch, 0.0, x_scale * freq, y * freq, x_first);
         for (o, &n) in out.iter_mut().zip(scratch.iter()) {
             *o += n * amp;
         }
@@ -201,10 +210,18 @@ pub fn ridged_row(
     out: &mut [f32],
     scratch: &mut Vec<f32>,
     weights: &mut Vec<f32>,
-    x_scale: f64,
+    (x_scale, x_first): (f64, usize),
     y: f64,
 ) {
-    ridged_row_body(lattices, octaves, out, scratch, weights, x_scale, y)
+    ridged_row_body(
+        lattices,
+        octaves,
+        out,
+        scratch,
+        weights,
+        (x_scale, x_first),
+        y,
+    )
 }
 
 /// [`ridged_row`] without target features, for the tests of [`crate::simd`].
@@ -215,10 +232,18 @@ fn ridged_row_plain(
     out: &mut [f32],
     scratch: &mut Vec<f32>,
     weights: &mut Vec<f32>,
-    x_scale: f64,
+    (x_scale, x_first): (f64, usize),
     y: f64,
 ) {
-    ridged_row_body(lattices, octaves, out, scratch, weights, x_scale, y)
+    ridged_row_body(
+        lattices,
+        octaves,
+        out,
+        scratch,
+        weights,
+        (x_scale, x_first),
+        y,
+    )
 }
 
 #[inline(always)]
@@ -228,7 +253,7 @@ fn ridged_row_body(
     out: &mut [f32],
     scratch: &mut Vec<f32>,
     weights: &mut Vec<f32>,
-    x_scale: f64,
+    (x_scale, x_first): (f64, usize),
     y: f64,
 ) {
     scratch.resize(out.len(), 0.0);
@@ -237,7 +262,7 @@ fn ridged_row_body(
     out.iter_mut().for_each(|v| *v = 0.0);
     let (mut freq, mut amp, mut norm) = (1.0f64, 1.0f32, 0.0f32);
     for lattice in lattices.iter().take(octaves.count as usize) {
-        lattice.row(scratch, 0.0, x_scale * freq, y * freq);
+        lattice.row_from(scratch, 0.0, x_scale * freq, y * freq, x_first);
         for ((o, w), &n) in out.iter_mut().zip(weights.iter_mut()).zip(scratch.iter()) {
             let mut signal = 1.0 - n.abs();
             signal *= signal;
@@ -284,8 +309,8 @@ impl crate::simd::KernelChecks {
                 };
                 let (mut a, mut b) = (vec![0.0f32; width], vec![0.0f32; width]);
                 let (mut scratch, mut weights) = (Vec::new(), Vec::new());
-                fbm_row(&lattices, octaves, &mut a, &mut scratch, x_scale, y);
-                fbm_row_plain(&lattices, octaves, &mut b, &mut scratch, x_scale, y);
+                fbm_row(&lattices, octaves, &mut a, &mut scratch, (x_scale, 0), y);
+                fbm_row_plain(&lattices, octaves, &mut b, &mut scratch, (x_scale, 0), y);
                 check("fbm_row", &a, &b)?;
                 ridged_row(
                     &lattices,
@@ -293,7 +318,7 @@ impl crate::simd::KernelChecks {
                     &mut a,
                     &mut scratch,
                     &mut weights,
-                    x_scale,
+                    (x_scale, 0),
                     y,
                 );
                 ridged_row_plain(
@@ -302,7 +327,7 @@ impl crate::simd::KernelChecks {
                     &mut b,
                     &mut scratch,
                     &mut weights,
-                    x_scale,
+                    (x_scale, 0),
                     y,
                 );
                 check("ridged_row", &a, &b)?;
@@ -316,6 +341,19 @@ impl crate::simd::KernelChecks {
 mod tests {
     use super::*;
     use crate::rng::stage_rng;
+
+    #[test]
+    fn a_row_from_a_column_is_the_same_bits_as_the_whole_row() {
+        let lattice = PerlinLattice::new(&mut stage_rng(8, 0));
+        let (dx, y) = (3.0 / 1024.0 * 5.3, 11.7);
+        let mut whole = vec![0.0f32; 700];
+        lattice.row(&mut whole, 0.0, dx, y);
+        for (first, len) in [(0, 1), (1, 5), (193, 200), (499, 201), (699, 1)] {
+            let mut part = vec![0.0f32; len];
+            lattice.row_from(&mut part, 0.0, dx, y, first);
+            assert_eq!(part, whole[first..first + len], "from {first}");
+        }
+    }
 
     #[test]
     fn row_matches_point_samples() {
@@ -346,14 +384,14 @@ mod tests {
         let n = 1025;
         let (mut fbm, mut ridged) = (vec![0.0f32; n], vec![0.0f32; n]);
         let (mut scratch, mut weights) = (Vec::new(), Vec::new());
-        fbm_row(&lattices, octaves, &mut fbm, &mut scratch, x_scale, y);
+        fbm_row(&lattices, octaves, &mut fbm, &mut scratch, (x_scale, 0), y);
         ridged_row(
             &lattices,
             octaves,
             &mut ridged,
             &mut scratch,
             &mut weights,
-            x_scale,
+            (x_scale, 0),
             y,
         );
         for i in 0..n {

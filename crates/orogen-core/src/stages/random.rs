@@ -8,7 +8,7 @@ use super::combine::{COMBINE_HELP, Combine};
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params, Span, visit_choice};
-use crate::place_rng::{PlaceKey, world_coordinate, world_steps_per_cell};
+use crate::place_rng::{PlaceKey, WORLD_SPAN, cell_word, world_coordinate, world_steps_per_cell};
 use crate::rng::unit_from_word;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -54,11 +54,19 @@ impl StageOp for RandomValues {
         let width = map.width();
         let (low, high) = (self.values.min, self.values.max);
         let key = PlaceKey::of_stage(&ctx.rng);
-        let steps = world_steps_per_cell(width.max(map.height()));
+        // Cells are keyed by their place in the world, so a window gets
+        // the whole map's values.
+        let window = ctx.window_of(map);
+        let cells = window.world_longer_side();
+        let (x0, y0) = (window.window.x, window.window.y);
+        let fine = cells > WORLD_SPAN as usize + 1;
+        let steps = world_steps_per_cell(cells);
         // Sides of 2^k + 1 cells sit on whole world lattice steps: a row's
         // words then come from the vectorised row kernel.
-        let whole_steps = (steps.fract() == 0.0).then_some(steps as u32);
-        let columns: Vec<u32> = (0..width).map(|x| world_coordinate(x, steps)).collect();
+        let whole_steps = (!fine && steps.fract() == 0.0).then_some(steps as u32);
+        let columns: Vec<u32> = (0..width)
+            .map(|x| world_coordinate(x0 + x, steps))
+            .collect();
         // `move`: captured by value, so the loops below need not reload
         // the bounds after every store, and vectorise.
         let value = move |word: u32| low + (high - low) * unit_from_word(word);
@@ -71,9 +79,15 @@ impl StageOp for RandomValues {
             .for_each(|(band, rows)| {
                 let mut words = vec![0u32; width];
                 for (i, row) in rows.chunks_mut(width).enumerate() {
-                    let wy = world_coordinate(band * BAND_ROWS + i, steps);
+                    let row_index = y0 + band * BAND_ROWS + i;
+                    let wy = world_coordinate(row_index, steps);
                     match whole_steps {
-                        Some(dx) => key.row_words(0, (0, dx), wy, &mut words),
+                        Some(dx) => key.row_words(0, (x0 as u32 * dx, dx), wy, &mut words),
+                        None if fine => {
+                            for (k, word) in words.iter_mut().enumerate() {
+                                *word = cell_word(key, 0, (x0 + k, row_index), cells);
+                            }
+                        }
                         None => {
                             for (word, &wx) in words.iter_mut().zip(&columns) {
                                 *word = key.word(0, wx, wy);

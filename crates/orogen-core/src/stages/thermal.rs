@@ -10,6 +10,7 @@
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
+use crate::window::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -104,6 +105,13 @@ impl ThermalErosion {
 }
 
 impl StageOp for ThermalErosion {
+    /// Each iteration reads the four neighbours only: a window is exact
+    /// from a halo one cell wider per iteration.
+    fn input_window(&self, output: &WorldWindow, _: f32) -> WorldWindow {
+        let halo = self.iterations as usize;
+        output.grown(halo, halo, halo, halo)
+    }
+
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         let talus = self.talus_angle.to_radians().tan() * ctx.cell_size;
         // Each cell trades with 4 neighbours; a pair moves half the excess

@@ -21,6 +21,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// the thread count.
 const BAND_ROWS: usize = 64;
 
+/// Rows per band of the separable pass's vertical sums at `whole` cells
+/// either side: each band starts by summing its first window (2r + 1
+/// rows), so bands several windows tall keep that a small share.
+pub fn separable_band_rows(whole: usize) -> usize {
+    BAND_ROWS.max(4 * whole)
+}
+
 /// One pass of half-width `radius` cells (any value ≥ 0), in place.
 /// Returns whether every output cell is finite (each row checked as it
 /// is written).
@@ -49,7 +56,7 @@ pub fn separable_box_pass(map: &mut Heightmap, radius: f32, scratch: &mut Vec<f3
     let fraction = (radius - radius.floor()) as f64;
     // Each band starts by summing its first window (2r + 1 rows): bands
     // several windows tall keep that a small share at large radii.
-    let band_rows = BAND_ROWS.max(4 * whole);
+    let band_rows = separable_band_rows(whole);
     if scratch.len() != width * height {
         // Kernel zeros on huge pages, first touched by the parallel pass
         // below: a `resize` would clear the whole map's worth on one

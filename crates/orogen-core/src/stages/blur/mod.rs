@@ -13,6 +13,7 @@ pub mod reference;
 use super::{StageContext, StageError, StageOp, row_is_finite};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
+use crate::window::WorldWindow;
 use fractional::fractional_box_pass;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -76,12 +77,80 @@ impl Blur {
     }
 }
 
+/// How a blur's passes run, for the halo a window needs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PassShape {
+    /// Cells either side a pass reads.
+    reach: usize,
+    /// Rows per band of its vertical running sums (bands start at world
+    /// rows that are multiples of this).
+    band_rows: usize,
+    /// Whether its horizontal sums run along the whole row (the separable
+    /// pass), so a cell depends on every cell west of it.
+    row_running_sum: bool,
+}
+
+impl Blur {
+    /// The box's half-width in cells on a world whose longer side has
+    /// `world_side` cells: a box wider than the world covers all of it.
+    fn world_radius(&self, cell_size: f32, world_side: usize) -> f32 {
+        self.radius_in_cells(cell_size).min(world_side as f32)
+    }
+
+    /// What each pass does at `radius` cells ([`StageOp::apply`]'s
+    /// choice); `None` when a pass leaves the map as it is.
+    fn pass_shape(radius: f32) -> Option<PassShape> {
+        let whole = radius.round();
+        if (radius - whole).abs() < 1e-4 && whole <= MAX_FUSED_REACH as f32 {
+            let whole = whole as usize;
+            return (whole >= 1).then_some(PassShape {
+                reach: whole,
+                band_rows: BAND_ROWS.max(16 * whole),
+                row_running_sum: false,
+            });
+        }
+        let kernel = BoxKernel {
+            whole: radius.floor() as usize,
+            fraction: radius - radius.floor(),
+        };
+        Some(if kernel.reach() <= MAX_FUSED_REACH {
+            PassShape {
+                reach: kernel.reach(),
+                band_rows: BAND_ROWS.max(16 * kernel.whole),
+                row_running_sum: false,
+            }
+        } else {
+            PassShape {
+                reach: kernel.reach(),
+                band_rows: fractional::separable_band_rows(kernel.whole),
+                row_running_sum: true,
+            }
+        })
+    }
+}
+
 impl StageOp for Blur {
+    /// A window is exact from a halo of `reach` cells per pass, and rows
+    /// from a whole band per pass above the window's band: the vertical
+    /// sums of a band start at its first row, so a band whose rows above
+    /// are missing (or wrong) is wrong throughout. The separable pass's
+    /// running row sums reach back to the world's west edge.
+    fn input_window(&self, output: &WorldWindow, cell_size: f32) -> WorldWindow {
+        let radius = self.world_radius(cell_size, output.world_longer_side());
+        let Some(shape) = Self::pass_shape(radius).filter(|_| self.passes > 0) else {
+            return *output;
+        };
+        let passes = self.passes as usize;
+        let halo = passes * shape.reach;
+        let w = output.window;
+        let band_top = (w.y / shape.band_rows).saturating_sub(passes) * shape.band_rows;
+        let left = if shape.row_running_sum { w.x } else { halo };
+        output.grown(left, w.y - band_top, halo, halo)
+    }
+
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
-        // A box wider than the map covers the whole map either way.
-        let radius = self
-            .radius_in_cells(ctx.cell_size)
-            .min(map.width().max(map.height()) as f32);
+        // A box wider than the world covers the whole world either way.
+        let radius = self.world_radius(ctx.cell_size, ctx.window_of(map).world_longer_side());
         let whole = radius.round();
         let mut scratch = Vec::new();
         // Each pass checks its output rows as it writes them; a

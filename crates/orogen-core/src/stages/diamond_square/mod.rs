@@ -17,14 +17,16 @@
 //! require this version to give the same bits.
 
 pub mod reference;
+mod window;
 
 use super::combine::{COMBINE_HELP, Combine};
 use super::{StageContext, StageError, StageOp, row_is_finite};
 use crate::heightmap::Heightmap;
 use crate::hugepages::zeroed_in_parallel;
 use crate::params::{ParamVisitor, Params, visit_choice};
-use crate::place_rng::{PlaceKey, WORLD_LEVELS};
+use crate::place_rng::{LatticePlace, PlaceKey};
 use crate::rng::{StageRng, unit_from_word};
+use crate::window::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -139,7 +141,7 @@ impl DiamondSquare {
         // with the same result.
         let place = Place {
             key: PlaceKey::of_stage(rng),
-            shift: WORLD_LEVELS - period.trailing_zeros(),
+            lattice: LatticePlace::of_period(period),
         };
         while step > 1 {
             if self.stop_after_level.is_some_and(|stop| level >= stop) {
@@ -294,16 +296,19 @@ struct RowScratch {
 pub struct Place {
     /// The stage's key.
     pub key: PlaceKey,
-    /// Lattice index `i` is world coordinate `i << shift`.
-    pub shift: u32,
+    /// Where lattice indices sit on the world lattice.
+    pub lattice: LatticePlace,
 }
 
 impl Place {
     /// The random word of lattice point (`x`, `y`) at `level`.
     #[inline]
     pub fn word(self, level: u32, x: usize, y: usize) -> u32 {
-        self.key
-            .word(level, (x << self.shift) as u32, (y << self.shift) as u32)
+        self.key.word(
+            level,
+            self.lattice.coordinate(level, x),
+            self.lattice.coordinate(level, y),
+        )
     }
 }
 
@@ -321,12 +326,10 @@ impl RowScratch {
     ) -> (&[f32], &mut Lanes) {
         self.words.clear();
         self.words.resize(count, 0);
-        place.key.row_words(
-            level,
-            ((first << place.shift) as u32, (step << place.shift) as u32),
-            (y << place.shift) as u32,
-            &mut self.words,
-        );
+        let at = |i: usize| place.lattice.coordinate(level, i);
+        place
+            .key
+            .row_words(level, (at(first), at(step)), at(y), &mut self.words);
         self.offsets.clear();
         self.offsets.extend(
             self.words
@@ -544,6 +547,10 @@ impl StageOp for DiamondSquare {
     }
 
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        let window = ctx.window_of(map);
+        if !window.is_whole() {
+            return self.apply_window(map, &window, ctx);
+        }
         let (w, h) = (map.width(), map.height());
         let side = lattice_side(w.max(h));
         if self.combine == Combine::Replace && w == side && h == side {
@@ -594,6 +601,66 @@ impl StageOp for DiamondSquare {
             check(dst);
         }
         ctx.output_finite = Some(!overflowed.load(Ordering::Relaxed));
+        Ok(())
+    }
+}
+
+impl DiamondSquare {
+    /// [`StageOp::apply`] on a proper window of the world: the lattice
+    /// spans the world's longer side, and only the lattice points the
+    /// window samples (and their parents) are computed.
+    fn apply_window(
+        &self,
+        map: &mut Heightmap,
+        window: &WorldWindow,
+        ctx: &mut StageContext,
+    ) -> Result<(), StageError> {
+        let longer = window.world_longer_side();
+        let side = lattice_side(longer);
+        let per_cell = (side - 1) as f32 / (longer - 1).max(1) as f32;
+        let w = window.window;
+        let last = side - 1;
+        // The lattice positions the window's first and last cells sample,
+        // clamped to the lattice as bilinear sampling clamps them.
+        let at = |i: usize| (i as f32 * per_cell).clamp(0.0, last as f32);
+        let (lx0, ly0) = (at(w.x).floor() as usize, at(w.y).floor() as usize);
+        let lx1 = (at(w.x + w.width - 1).floor() as usize + 1).min(last);
+        let ly1 = (at(w.y + w.height - 1).floor() as usize + 1).min(last);
+        let values = self.lattice_window(side, &ctx.rng, (lx0, ly0, lx1, ly1));
+        let columns = lx1 - lx0 + 1;
+        let point = |x: usize, y: usize| values[(y - ly0) * columns + (x - lx0)];
+        let overflowed = AtomicBool::new(false);
+        map.data_mut()
+            .par_chunks_mut(w.width)
+            .enumerate()
+            .for_each_init(
+                || vec![0.0f32; w.width],
+                |row, (j, dst)| {
+                    let y = w.y + j;
+                    for (i, v) in row.iter_mut().enumerate() {
+                        let x = w.x + i;
+                        *v = if per_cell == 1.0 {
+                            point(x, y)
+                        } else {
+                            // Heightmap::sample_bilinear's arithmetic, on
+                            // the lattice points held.
+                            let (fx, fy) = (at(x), at(y));
+                            let (x0, y0) = (fx.floor() as usize, fy.floor() as usize);
+                            let (x1, y1) = ((x0 + 1).min(last), (y0 + 1).min(last));
+                            let (fx, fy) = (fx - x0 as f32, fy - y0 as f32);
+                            let top = point(x0, y0) * (1.0 - fx) + point(x1, y0) * fx;
+                            let bottom = point(x0, y1) * (1.0 - fx) + point(x1, y1) * fx;
+                            top * (1.0 - fy) + bottom * fy
+                        };
+                    }
+                    self.combine.merge(dst, row);
+                    if !row_is_finite(dst) {
+                        overflowed.store(true, Ordering::Relaxed);
+                    }
+                },
+            );
+        let finite = !overflowed.load(Ordering::Relaxed);
+        ctx.output_finite = Some(finite);
         Ok(())
     }
 }

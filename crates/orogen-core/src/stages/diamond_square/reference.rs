@@ -3,20 +3,26 @@
 //! and its oracle (the tests require the same bits).
 
 use super::{DiamondSquare, at_least};
-use crate::place_rng::{PlaceKey, WORLD_LEVELS};
+use crate::place_rng::{LatticePlace, PlaceKey};
 use crate::rng::{stage_rng, unit_from_word};
 
 /// Diamond-square written point by point from its definition, serially:
 /// the point at (x, y) set at `level` takes the random word of its place,
-/// level and world lattice coordinate (x, y)·2^(14 − k); square points
+/// level and world lattice coordinate (x, y)·2^(14 − k) (levels from 14
+/// on, of lattices finer than 2^14, on the 2^16 lattice); square points
 /// wrap across the border; border twins are copied after each level. `n`
 /// is the lattice side, `2^k + 1`.
 pub fn lattice(ds: &DiamondSquare, n: usize, seed: u64) -> Vec<f32> {
     let key = PlaceKey::of_stage(&stage_rng(seed, 0));
     let period = n - 1;
-    let shift = WORLD_LEVELS - period.trailing_zeros();
+    let place = LatticePlace::of_period(period);
     let word = |level: usize, x: usize, y: usize| {
-        key.word(level as u32, (x << shift) as u32, (y << shift) as u32)
+        let level = level as u32;
+        key.word(
+            level,
+            place.coordinate(level, x),
+            place.coordinate(level, y),
+        )
     };
     let mut g = vec![0.0f32; n * n];
     for (x, y) in [(0, 0), (period, 0), (0, period), (period, period)] {

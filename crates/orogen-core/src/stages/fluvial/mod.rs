@@ -380,11 +380,19 @@ impl FluvialErosion {
 }
 
 impl StageOp for FluvialErosion {
+    fn window_exact(&self) -> bool {
+        false
+    }
+
     fn uses_coarse_levels(&self) -> bool {
         true
     }
 
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        // Erosion couples cells across the whole map: a window alone
+        // would differ from the crop, so it is refused (erosion by blocks
+        // is what would make it exact).
+        ctx.require_whole_world(map)?;
         if !self.outlets().any() {
             return Err(StageError::Failed(
                 "no water can leave the map: let at least one edge drain or turn the sea on".into(),

@@ -655,7 +655,16 @@ impl Segment {
 
 impl StageOp for HillFeatures {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
-        let features = self.place(map.width(), map.height(), &mut ctx.rng);
+        // Placed over the whole world, then moved into the window's cells:
+        // offsets between a cell and a centre are whole cells either way,
+        // so a window's cells equal the whole map's.
+        let window = ctx.window_of(map);
+        let mut features = self.place(window.world_width, window.world_height, &mut ctx.rng);
+        let (ox, oy) = (window.window.x as i64, window.window.y as i64);
+        for f in &mut features {
+            f.cx -= ox;
+            f.cy -= oy;
+        }
         self.apply_features(map, &features);
         Ok(())
     }

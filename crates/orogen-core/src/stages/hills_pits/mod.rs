@@ -193,12 +193,26 @@ const BAND_ROWS: usize = 16;
 /// Returns whether every cell is finite afterwards, checked row by row as
 /// each row is finished (still in cache).
 pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) -> bool {
+    apply_caps_at(map, caps, (0, 0))
+}
+
+/// [`apply_caps`] on a window of the world whose first cell is world
+/// column and row `origin`: caps are in world cells, and each cell is
+/// computed from its world column and row, so the window's cells equal
+/// the whole map's.
+pub fn apply_caps_at(map: &mut Heightmap, caps: &[Cap], origin: (usize, usize)) -> bool {
     let (width, height) = (map.width(), map.height());
+    let (ox, oy) = origin;
     let bands = height.div_ceil(BAND_ROWS);
     let mut by_band: Vec<Vec<u32>> = vec![Vec::new(); bands];
     for (i, cap) in caps.iter().enumerate() {
-        let top = (cap.cy - cap.radius - 1.0).max(0.0) as usize / BAND_ROWS;
-        let bottom = ((cap.cy + cap.radius + 1.0).max(0.0) as usize / BAND_ROWS).min(bands - 1);
+        // World rows the cap reaches, as window rows.
+        let top = ((cap.cy - cap.radius - 1.0).max(0.0) as usize).saturating_sub(oy);
+        let bottom = ((cap.cy + cap.radius + 1.0).max(0.0) as usize).saturating_sub(oy);
+        if top >= height {
+            continue;
+        }
+        let (top, bottom) = (top / BAND_ROWS, (bottom / BAND_ROWS).min(bands - 1));
         for band in by_band.iter_mut().take(bottom + 1).skip(top) {
             band.push(i as u32);
         }
@@ -208,7 +222,7 @@ pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) -> bool {
         .par_chunks_mut(width)
         .enumerate()
         .for_each(|(y, row)| {
-            let yf = y as f32;
+            let yf = (oy + y) as f32;
             for &i in &by_band[y / BAND_ROWS] {
                 let cap = &caps[i as usize];
                 let dy = cap.cy - yf;
@@ -219,10 +233,10 @@ pub fn apply_caps(map: &mut Heightmap, caps: &[Cap]) -> bool {
                 let reach = reach2.sqrt();
                 // A cell of slack each side (casts instead of floor/ceil);
                 // the kernel tests every cell, so the slack is exact.
-                let x0 = ((cap.cx - reach - 1.0).max(0.0) as usize).min(width);
-                let x1 = ((cap.cx + reach + 2.0).max(0.0) as usize).min(width);
+                let x0 = ((cap.cx - reach - 1.0).max(0.0) as usize).clamp(ox, ox + width);
+                let x1 = ((cap.cx + reach + 2.0).max(0.0) as usize).clamp(ox, ox + width);
                 if x0 < x1 {
-                    add_cap_row(&mut row[x0..x1], x0, cap, yf);
+                    add_cap_row(&mut row[x0 - ox..x1 - ox], x0, cap, yf);
                 }
             }
             if !row_is_finite(row) {
@@ -315,12 +329,15 @@ impl crate::simd::KernelChecks {
 
 impl StageOp for HillsAndPits {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
+        // The world's extent, not the window's: caps sit in world cells.
+        let window = ctx.window_of(map);
         let extent = (
-            (map.width() - 1) as f32 * ctx.cell_size,
-            (map.height() - 1) as f32 * ctx.cell_size,
+            (window.world_width - 1) as f32 * ctx.cell_size,
+            (window.world_height - 1) as f32 * ctx.cell_size,
         );
         let caps = self.place(extent, ctx.cell_size, &mut ctx.rng);
-        ctx.output_finite = Some(apply_caps(map, &caps));
+        let origin = (window.window.x, window.window.y);
+        ctx.output_finite = Some(apply_caps_at(map, &caps, origin));
         Ok(())
     }
 }

@@ -1,0 +1,266 @@
+//! Windows of the world: any rectangle of the whole map computed alone,
+//! equal bit for bit to the same crop of the whole-map run.
+//!
+//! Every stage computes from world coordinates ([`StageContext::window`]
+//! tells it where its map lies). A stage that reads neighbours asks for a
+//! larger input window ([`StageOp::input_window`]: a blur's halo), so the
+//! runner computes each stage over the window the later stages need and
+//! crops between stages. Stages that rescale by the whole world's range
+//! (Normalize, Terrace) are barriers: a window run takes that range from
+//! the facts of a barrier phase ([`facts`]). Stages that cannot yet be
+//! exact on a window (droplet and fluvial erosion, masked stages) refuse a
+//! proper window in one line.
+//!
+//! The phases of a farm, for a recipe with barriers b1 < b2 < …:
+//! 1. every window runs [`window_range`] up to b1 and reports its range;
+//! 2. [`StageFacts::reduce`] combines the reports into the world's facts;
+//! 3. with those facts, windows run up to b2 and report, and so on;
+//! 4. with all facts, every window runs [`run_window`].
+//!
+//! Each barrier costs one extra run of the stages before it per window
+//! (phase k recomputes stages 0..b_k), plus one number pair per window.
+//!
+//! [`StageContext::window`]: crate::stages::StageContext::window
+//! [`StageOp::input_window`]: crate::stages::StageOp::input_window
+
+pub mod facts;
+pub mod grid;
+
+pub use facts::{FactsError, StageFacts, WorldFacts};
+pub use grid::{Window, WindowError, WorldWindow};
+
+use crate::heightmap::Heightmap;
+use crate::pipeline::{PipelineError, StagePlace, apply_stage};
+use crate::recipe::Recipe;
+use std::path::PathBuf;
+
+/// Why a window run stopped.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WindowRunError {
+    /// The window does not describe cells of the map.
+    #[error(transparent)]
+    Window(#[from] WindowError),
+    /// A stage failed (or cannot compute a proper window yet).
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// A barrier stage's facts are missing.
+    #[error(
+        "stage {index} ({kind}) needs the whole world's height range: run the barrier phase for it and pass its facts"
+    )]
+    MissingFacts {
+        /// The stage's position in the recipe.
+        index: usize,
+        /// Its kind.
+        kind: &'static str,
+    },
+    /// The facts name another kind of stage at that place: another recipe.
+    #[error("the facts for stage {index} are for a {found} stage, but the recipe has {kind} there")]
+    FactsMismatch {
+        /// The stage's position in the recipe.
+        index: usize,
+        /// The recipe's kind there.
+        kind: &'static str,
+        /// The kind the facts name.
+        found: String,
+    },
+    /// A stage with a mask, on a proper window.
+    #[error(
+        "stage {index} ({kind}) has a mask, and masked stages cannot compute a window alone yet; generate the whole map"
+    )]
+    Masked {
+        /// The stage's position in the recipe.
+        index: usize,
+        /// Its kind.
+        kind: &'static str,
+    },
+    /// Not a stage of the recipe.
+    #[error(
+        "stage {index} is not in the recipe (it has {count} stages; {count} itself means the final heights)"
+    )]
+    NoSuchStage {
+        /// The index asked for.
+        index: usize,
+        /// The recipe's stage count.
+        count: usize,
+    },
+}
+
+/// `window` of the world `recipe` samples (its size is the whole map),
+/// checked.
+pub fn world_window(recipe: &Recipe, window: Window) -> Result<WorldWindow, WindowError> {
+    WorldWindow::new(recipe.width as usize, recipe.height as usize, window)
+}
+
+/// The enabled stages that need the world's height range before them,
+/// in recipe order: the barrier phases a farm runs.
+pub fn barriers(recipe: &Recipe) -> Vec<usize> {
+    recipe
+        .stages
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.enabled && e.stage.op().needs_world_range())
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The first barrier whose facts are not in `facts` (the next phase to
+/// run), or `None` when every window can run to the end.
+pub fn next_barrier(recipe: &Recipe, facts: &WorldFacts) -> Option<usize> {
+    barriers(recipe)
+        .into_iter()
+        .find(|&i| facts.get(i).is_none())
+}
+
+/// Runs the whole recipe over `window` of its world alone: the same
+/// cells, bit for bit, as that crop of [`crate::run_once`]'s map, given
+/// the facts of every barrier ([`barriers`]) unless the window is the
+/// whole map.
+pub fn run_window(
+    recipe: &Recipe,
+    window: Window,
+    facts: &WorldFacts,
+    base_dir: Option<PathBuf>,
+) -> Result<Heightmap, WindowRunError> {
+    let window = world_window(recipe, window)?;
+    run_stages(recipe, &window, facts, base_dir, recipe.stages.len())
+}
+
+/// The kind the facts of the final heights carry (stage index
+/// `stages.len()`): the export's height range, which per-window 16-bit
+/// files share so that tiles stitch.
+pub const FINAL_HEIGHTS: &str = "final-heights";
+
+/// The barrier phase for stage `stage`: runs the stages before it over
+/// `window` (with the facts of earlier barriers) and reports the range of
+/// the window's cells. `stage` = the recipe's stage count reports the
+/// final heights (kind [`FINAL_HEIGHTS`]). Reduce the reports of windows
+/// that cover the map with [`StageFacts::reduce`].
+pub fn window_range(
+    recipe: &Recipe,
+    window: Window,
+    facts: &WorldFacts,
+    base_dir: Option<PathBuf>,
+    stage: usize,
+) -> Result<StageFacts, WindowRunError> {
+    let count = recipe.stages.len();
+    let kind = match recipe.stages.get(stage) {
+        Some(entry) => entry.stage.kind(),
+        None if stage == count => FINAL_HEIGHTS,
+        None => {
+            return Err(WindowRunError::NoSuchStage {
+                index: stage,
+                count,
+            });
+        }
+    };
+    let window = world_window(recipe, window)?;
+    let map = run_stages(recipe, &window, facts, base_dir, stage)?;
+    let (min, max) = map.range();
+    Ok(StageFacts {
+        index: stage,
+        kind: kind.to_string(),
+        min,
+        max,
+    })
+}
+
+/// The whole world's final height range from the facts, when its phase
+/// ran (`window_range` at the recipe's stage count).
+pub fn final_range(recipe: &Recipe, facts: &WorldFacts) -> Option<(f32, f32)> {
+    facts
+        .get(recipe.stages.len())
+        .filter(|f| f.kind == FINAL_HEIGHTS)
+        .map(|f| (f.min, f.max))
+}
+
+/// Every barrier's facts for `recipe`, gathered in this process from
+/// `windows` (which must cover the map): the plan a farm runs, phase by
+/// phase, done in one place (tests, small worlds).
+pub fn gather_facts(
+    recipe: &Recipe,
+    windows: &[Window],
+    base_dir: Option<PathBuf>,
+) -> Result<WorldFacts, WindowRunError> {
+    let mut facts = WorldFacts::default();
+    while let Some(stage) = next_barrier(recipe, &facts) {
+        let reports = windows
+            .iter()
+            .map(|&w| window_range(recipe, w, &facts, base_dir.clone(), stage))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(world) = StageFacts::reduce(&reports) else {
+            break;
+        };
+        facts = facts.with(world);
+    }
+    Ok(facts)
+}
+
+/// Runs stages `..end` over `window`: each stage over the window the
+/// later ones need, cropped between stages.
+fn run_stages(
+    recipe: &Recipe,
+    window: &WorldWindow,
+    facts: &WorldFacts,
+    base_dir: Option<PathBuf>,
+    end: usize,
+) -> Result<Heightmap, WindowRunError> {
+    let stages = &recipe.stages[..end];
+    let cell_size = recipe.cell_size();
+    // The window each stage's input must cover, from the last stage back.
+    let mut inputs = vec![*window; end + 1];
+    for (k, entry) in stages.iter().enumerate().rev() {
+        inputs[k] = if entry.enabled {
+            entry.stage.op().input_window(&inputs[k + 1], cell_size)
+        } else {
+            inputs[k + 1]
+        };
+    }
+    // Stages before one that overwrites the map without reading it
+    // cannot change the result: start there, from the flat map.
+    let start = stages
+        .iter()
+        .rposition(|e| e.enabled && e.mask.is_none() && e.stage.op().discards_input())
+        .unwrap_or(0);
+    let first = inputs[start].window;
+    let mut map = Heightmap::new(first.width, first.height);
+    for (index, entry) in stages.iter().enumerate().skip(start) {
+        let here = inputs[index];
+        if entry.enabled {
+            let kind = entry.stage.kind();
+            if entry.mask.is_some() && !here.is_whole() {
+                return Err(WindowRunError::Masked { index, kind });
+            }
+            let world_range = if entry.stage.op().needs_world_range() {
+                match facts.get(index) {
+                    Some(f) if f.kind != kind => {
+                        return Err(WindowRunError::FactsMismatch {
+                            index,
+                            kind,
+                            found: f.kind.clone(),
+                        });
+                    }
+                    Some(f) => Some((f.min, f.max)),
+                    None if here.is_whole() => None,
+                    None => return Err(WindowRunError::MissingFacts { index, kind }),
+                }
+            } else {
+                None
+            };
+            let place = StagePlace {
+                window: Some(here),
+                world_range,
+            };
+            apply_stage(
+                recipe,
+                index,
+                entry,
+                base_dir.clone(),
+                None,
+                &mut map,
+                place,
+            )?;
+        }
+        map = inputs[index + 1].crop_of(&here, &map);
+    }
+    Ok(map)
+}
