@@ -1,6 +1,7 @@
 //! `orogen generate` with a painted mask: a file that is missing, broken
 //! or not the one the recipe's hash names is refused in one line before
-//! anything is written; the right file runs.
+//! anything is written; the right file runs, and its export carries the
+//! mask beside the recipe copy.
 
 mod common;
 use common::*;
@@ -79,4 +80,23 @@ fn a_bad_painted_mask_file_is_refused_in_one_line_and_nothing_is_written() {
     ]);
     assert!(ok, "{stderr}");
     assert!(out.join("heightmap.png").is_file());
+    // The export carries the mask beside its recipe copy, so that folder's
+    // recipe runs on its own, to the same heights.
+    let copy = out.join("recipe.mask-4.png");
+    let copied = PaintedImage::from_png(&std::fs::read(&copy).expect("the mask is copied"), &copy)
+        .expect("the copy reads");
+    assert_eq!(copied.hash(), image.hash());
+    let again = dir.path().join("out-again");
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--recipe",
+        out.join("recipe.ron").to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        std::fs::read(out.join("heightmap.r16")).unwrap(),
+        std::fs::read(again.join("heightmap.r16")).unwrap()
+    );
 }

@@ -301,10 +301,18 @@ pub fn export_map(
 ) -> Result<ExportReport, ExportError> {
     // Before any file is started: a map without its source writes nothing.
     super::map_files::check_erosion_record(map, &request.maps, request.erosion.as_deref())?;
+    // The exported recipe names its painted masks' copies beside it, so
+    // the folder runs again on its own.
+    let (recipe_copy, mask_files) =
+        crate::stages::mask::painted::copies_beside(recipe, Path::new("recipe.ron"), base_dir)?;
     let opts = &request.options;
     let mut timings = Vec::new();
     let start = Instant::now();
-    let (mut bundle, range) = heightmap_bundle_into(map, recipe, opts, request.formats, Some(dir))?;
+    let (mut bundle, range) =
+        heightmap_bundle_into(map, &recipe_copy, opts, request.formats, Some(dir))?;
+    for (name, bytes) in mask_files {
+        bundle.add(name, bytes);
+    }
     timings.push(("heightmap", millis_since(start)));
     // Without a fixed range the export's range is the map's: no second scan.
     let (low, high) = match opts.height_range {

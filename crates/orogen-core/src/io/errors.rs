@@ -252,6 +252,9 @@ pub enum ExportError {
     /// A derived map that cannot be made from what the export was given.
     #[error(transparent)]
     Maps(#[from] crate::maps::MapListError),
+    /// A painted mask the recipe names could not be copied beside it.
+    #[error(transparent)]
+    PaintedMask(#[from] crate::stages::mask::painted::PaintedMaskError),
     /// The output folder's path is a file.
     #[error(
         "output folder {} is a file; give a folder (it is created if missing)",

@@ -435,23 +435,19 @@ pub fn file_beside(recipe_path: &Path, index: usize) -> String {
     format!("{stem}.mask-{index}.png")
 }
 
-/// Writes every painted mask of `recipe` beside `recipe_path` (each
-/// atomically), and returns the recipe with their file names set, ready to
-/// be written there itself. Images come from memory, else from their files
-/// in `base_dir`; a mask that cannot be found or fails its hash stops the
-/// save before anything is written.
-pub fn save_beside(
+/// The PNG of every painted mask of `recipe`, named as it goes beside
+/// `recipe_path` (`(file name, bytes)`), and the recipe naming those files:
+/// what a save or an export writes. Images come from memory, else from
+/// their files in `base_dir`; a mask that cannot be found or fails its
+/// hash is an error.
+pub fn copies_beside(
     recipe: &crate::Recipe,
     recipe_path: &Path,
     base_dir: Option<&Path>,
-) -> Result<crate::Recipe, PaintedMaskError> {
+) -> Result<(crate::Recipe, Vec<(String, Vec<u8>)>), PaintedMaskError> {
     use super::MaskSource;
-    let dir = recipe_path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
     let mut saved = recipe.clone();
-    let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    let mut files = Vec::new();
     for (index, entry) in saved.stages.iter_mut().enumerate() {
         let Some(super::StageMask {
             source: MaskSource::Painted(painted),
@@ -462,9 +458,31 @@ pub fn save_beside(
         };
         let image = resolve(painted, base_dir)?;
         let name = file_beside(recipe_path, index);
-        files.push((dir.join(&name), image.to_png()));
+        files.push((name.clone(), image.to_png()));
         painted.file = name;
     }
+    Ok((saved, files))
+}
+
+/// Writes every painted mask of `recipe` beside `recipe_path` (each
+/// atomically), and returns the recipe with their file names set, ready to
+/// be written there itself. Images come from memory, else from their files
+/// in `base_dir`; a mask that cannot be found or fails its hash stops the
+/// save before anything is written.
+pub fn save_beside(
+    recipe: &crate::Recipe,
+    recipe_path: &Path,
+    base_dir: Option<&Path>,
+) -> Result<crate::Recipe, PaintedMaskError> {
+    let dir = recipe_path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let (saved, named) = copies_beside(recipe, recipe_path, base_dir)?;
+    let files: Vec<(PathBuf, Vec<u8>)> = named
+        .into_iter()
+        .map(|(name, bytes)| (dir.join(name), bytes))
+        .collect();
     for (path, bytes) in &files {
         write_atomic(path, bytes).map_err(|source| PaintedMaskError::Io {
             path: path.clone(),
