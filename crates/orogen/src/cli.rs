@@ -48,6 +48,12 @@ pub enum Command {
     View(ViewArgs),
     /// Write the built-in tile images (sand, grass, rock, snow) as PNG files.
     Tiles(TilesArgs),
+    /// Print the shell commands of a farm's next phase (one a line) for a
+    /// world built as windows; nothing once all is built.
+    Plan(crate::cli_plan::PlanArgs),
+    /// Report one window's height range before a barrier stage: a job of
+    /// a farm's facts phase (`orogen plan` prints them).
+    Facts(crate::cli_farm::FactsArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -144,6 +150,16 @@ pub struct GenerateArgs {
         requires = "maps"
     )]
     pub sea_level: Option<f32>,
+    /// Write only this window of the map: X,Y,WIDTH,HEIGHT in cells of the
+    /// whole map (first column and row, row 0 north). Its cells equal the
+    /// same crop of the whole map; `orogen plan` farms a world out as windows.
+    #[arg(long, value_name = "X,Y,W,H", allow_hyphen_values = true)]
+    pub window: Option<String>,
+    /// The world's facts for --window (the barrier phases' results, which
+    /// `orogen plan` writes as DIR/facts.json): the height ranges that
+    /// Normalize, Terrace and the 16-bit files need from the whole world.
+    #[arg(long, value_name = "FILE", requires = "window")]
+    pub facts: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Default)]
@@ -349,14 +365,7 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         eprintln!("note: {note}");
     }
     if let Some(size) = &args.size {
-        // Only the sampling changes: the world and its landforms stay.
-        let (w, h) = parse_size(size)?;
-        let (w, h) = if w == h && !size.contains(['x', 'X']) {
-            recipe.sampling_for(w)
-        } else {
-            (w, h)
-        };
-        recipe.set_sampling(w, h);
+        apply_size(&mut recipe, size)?;
     } else if let Some(engine) = engine {
         snap_to_engine(&mut recipe, engine);
     }
@@ -364,6 +373,10 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         .memory_limit
         .map(|mib| mib << 20)
         .unwrap_or_else(default_memory_limit);
+    if let Some(window) = &args.window {
+        // One window of the world: its memory, not the world's, counts.
+        return crate::cli_farm::generate_window(args, window, recipe, base_dir, engine, limit);
+    }
     check_runnable(&mut recipe, limit, "raise it with --memory-limit")
         .map_err(|e| e.to_string())?;
     let mut request = export_request(args, &recipe, engine)?;
@@ -442,6 +455,20 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Samples the recipe's world at `--size`: N cells along its longer side
+/// (the other side follows), WxH, or an engine size. Only the sampling
+/// changes: the world and its landforms stay.
+pub fn apply_size(recipe: &mut Recipe, size: &str) -> Result<(), String> {
+    let (w, h) = parse_size(size)?;
+    let (w, h) = if w == h && !size.contains(['x', 'X']) {
+        recipe.sampling_for(w)
+    } else {
+        (w, h)
+    };
+    recipe.set_sampling(w, h);
+    Ok(())
+}
+
 /// A recipe whose own size an engine does not take is exported at the
 /// nearest size it does (an explicit `--size` is checked instead, and
 /// refused naming the nearest ones).
@@ -461,7 +488,7 @@ fn snap_to_engine(recipe: &mut Recipe, engine: Engine) {
 
 /// The export the arguments ask for, checked against the final map size
 /// before generating, so bad values cost nothing and write nothing.
-fn export_request(
+pub(crate) fn export_request(
     args: &GenerateArgs,
     recipe: &Recipe,
     engine: Option<Engine>,
@@ -524,6 +551,7 @@ fn export_request(
             ..MapSettings::default()
         },
         erosion: None,
+        window: None,
     };
     match engine {
         Some(engine) => request.for_engine(engine, w, h).map_err(|e| e.to_string()),
@@ -549,7 +577,7 @@ fn check_engine_flags(args: &GenerateArgs, engine: Engine) -> Result<(), String>
     Ok(())
 }
 
-fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
+pub(crate) fn progress_bar(len: u64) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }

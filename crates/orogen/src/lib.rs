@@ -4,4 +4,6 @@
 //! point one way: cli → viewer → core.
 
 pub mod cli;
+pub mod cli_farm;
+pub mod cli_plan;
 pub mod viewer;

@@ -85,9 +85,9 @@ fn one_line(rendered: &str) -> String {
     }
     if hint == "--help" {
         // The help of the command that was typed.
-        let command = std::env::args()
-            .nth(1)
-            .filter(|a| ["generate", "view", "presets", "tiles"].contains(&a.as_str()));
+        let command = std::env::args().nth(1).filter(|a| {
+            ["generate", "view", "presets", "tiles", "plan", "facts"].contains(&a.as_str())
+        });
         hint = match command {
             Some(command) => format!("orogen {command} --help"),
             None => "orogen --help".into(),
@@ -128,7 +128,10 @@ fn main() -> ExitCode {
     };
     // Only the commands that write files get the handler; the viewer keeps
     // its own handling of Ctrl+C and window close.
-    if matches!(cli.command, Some(Command::Generate(_) | Command::Tiles(_))) {
+    if matches!(
+        cli.command,
+        Some(Command::Generate(_) | Command::Tiles(_) | Command::Plan(_) | Command::Facts(_))
+    ) {
         exit_cleanly_on_ctrl_c();
     }
     let result = match &cli.command {
@@ -136,6 +139,8 @@ fn main() -> ExitCode {
         Some(Command::Presets { action }) => orogen::cli::presets_command(action),
         Some(Command::View(args)) => args.options().and_then(|o| orogen::viewer::run(&o)),
         Some(Command::Tiles(args)) => orogen::cli::tiles_command(args),
+        Some(Command::Plan(args)) => orogen::cli_plan::plan_command(args),
+        Some(Command::Facts(args)) => orogen::cli_farm::facts_command(args),
         None => ViewArgs::default()
             .options()
             .and_then(|o| orogen::viewer::run(&o)),

@@ -15,7 +15,7 @@ use crate::io::height_files::{
     encode_preview, encode_r16, export_range, quantize_page_aligned,
 };
 use crate::io::mesh_export::{MeshPlan, MeshTexture, mesh_files};
-use crate::io::sidecar::{HeightFileInfo, Sidecar};
+use crate::io::sidecar::{HeightFileInfo, Sidecar, SidecarWindow};
 use crate::io::tiled_export::{MapTileGrid, MapTileGridInfo, add_map_tile_files};
 use crate::maps::{DerivedMap, MapSettings};
 use crate::params::Span;
@@ -24,6 +24,7 @@ use crate::recipe::Recipe;
 use crate::splat::{
     RuleMaps, TileImages, add_texture_files, render_splat_with_maps, rule_map_kinds,
 };
+use crate::window::WorldWindow;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,6 +60,9 @@ pub struct ExportRequest {
     /// ([`run_once_recording`](crate::pipeline::run_once_recording)): the
     /// source of `wear` and `deposition`, which are refused without it.
     pub erosion: Option<Arc<ErosionRecord>>,
+    /// The map is this window of its world (`generate --window`), not the
+    /// whole world: the sidecar says where it lies.
+    pub window: Option<WorldWindow>,
 }
 
 impl ExportRequest {
@@ -413,6 +417,14 @@ pub fn export_map(
         maps: maps_json,
         tiles_grid,
         engine_import: engine_import.clone(),
+        window: request.window.map(|w| SidecarWindow {
+            x: w.window.x,
+            y: w.window.y,
+            width: w.window.width,
+            height: w.window.height,
+            world_width: w.world_width,
+            world_height: w.world_height,
+        }),
     };
     add_sidecar(&mut bundle, map, recipe, opts, range, extras)?;
     let earlier = earlier_export_files(dir);
@@ -484,6 +496,8 @@ pub struct SidecarExtras {
     pub tiles_grid: Option<MapTileGridInfo>,
     /// The engine import dialog's numbers.
     pub engine_import: Option<ImportSettings>,
+    /// Where a window export lies in its world.
+    pub window: Option<SidecarWindow>,
 }
 
 /// Appends `heightmap.json` describing everything in the bundle: the
@@ -525,6 +539,7 @@ pub fn add_sidecar(
         maps: extras.maps,
         tiles_grid: extras.tiles_grid,
         engine_import: extras.engine_import,
+        window: extras.window,
         recipe,
     };
     let json =

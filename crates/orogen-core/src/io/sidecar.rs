@@ -55,8 +55,31 @@ pub struct Sidecar<R> {
     /// The numbers to type into the engine's import dialog (`--engine`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_import: Option<ImportSettings>,
+    /// Where the map lies in its world, when it is one window of it
+    /// (`generate --window`); absent for a whole-map export.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<SidecarWindow>,
     /// The recipe that generated the map, to regenerate it exactly.
     pub recipe: R,
+}
+
+/// A window export's place in its world, in cells of the whole map: its
+/// first column `x` and row `y` (row 0 north) and its size, and the
+/// world's size. Windows of one world stitch by these numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SidecarWindow {
+    /// First column, from the world's west edge.
+    pub x: usize,
+    /// First row, from the world's north edge.
+    pub y: usize,
+    /// Cells west to east (the map's width).
+    pub width: usize,
+    /// Cells north to south (the map's height).
+    pub height: usize,
+    /// The whole world's cells west to east.
+    pub world_width: usize,
+    /// The whole world's cells north to south.
+    pub world_height: usize,
 }
 
 /// One whole-map height file of an export, as the sidecar lists it.

@@ -195,6 +195,34 @@ pub fn gather_facts(
     Ok(facts)
 }
 
+/// The window each of stages `..end` must compute over so that the
+/// stages after it can produce `window` (entry `end` is `window` itself),
+/// from the last stage back.
+fn stage_inputs(recipe: &Recipe, window: &WorldWindow, end: usize) -> Vec<WorldWindow> {
+    let cell_size = recipe.cell_size();
+    let mut inputs = vec![*window; end + 1];
+    for (k, entry) in recipe.stages[..end].iter().enumerate().rev() {
+        inputs[k] = if entry.enabled {
+            entry.stage.op().input_window(&inputs[k + 1], cell_size)
+        } else {
+            inputs[k + 1]
+        };
+    }
+    inputs
+}
+
+/// Cells of the largest map a run of the whole recipe over `window`
+/// holds: the window a stage computes over, its halo for the later
+/// stages included. What a farm's memory per job scales with (a few
+/// f32 copies of it), rather than the world.
+pub fn peak_cells(recipe: &Recipe, window: &WorldWindow) -> usize {
+    stage_inputs(recipe, window, recipe.stages.len())
+        .iter()
+        .map(|w| w.window.width * w.window.height)
+        .max()
+        .unwrap_or(0)
+}
+
 /// Runs stages `..end` over `window`: each stage over the window the
 /// later ones need, cropped between stages.
 fn run_stages(
@@ -205,16 +233,7 @@ fn run_stages(
     end: usize,
 ) -> Result<Heightmap, WindowRunError> {
     let stages = &recipe.stages[..end];
-    let cell_size = recipe.cell_size();
-    // The window each stage's input must cover, from the last stage back.
-    let mut inputs = vec![*window; end + 1];
-    for (k, entry) in stages.iter().enumerate().rev() {
-        inputs[k] = if entry.enabled {
-            entry.stage.op().input_window(&inputs[k + 1], cell_size)
-        } else {
-            inputs[k + 1]
-        };
-    }
+    let inputs = stage_inputs(recipe, window, end);
     // Stages before one that overwrites the map without reading it
     // cannot change the result: start there, from the flat map.
     let start = stages

@@ -1,0 +1,419 @@
+//! `orogen plan`: a world built as K x K windows by any batch runner.
+//!
+//! Each call looks at the output folder and prints the shell commands of
+//! the next phase whose inputs are ready, one a line, and nothing once all
+//! is built; a runner loops `orogen plan … > jobs; <run jobs>` until the
+//! list is empty. The phases, for barriers b1 < b2 < … (stages that need
+//! the whole world's height range) and, when 16-bit files are written, the
+//! final heights' range:
+//!
+//! 1. `orogen facts` per window for the first barrier without facts, each
+//!    writing `DIR/facts/stage_<b>/tile_<i>_<j>.json`;
+//! 2. once every report of that phase exists, plan reduces them itself
+//!    into `DIR/facts.json` and goes on to the next phase;
+//! 3. with all facts, `orogen generate --window` per window into
+//!    `DIR/tile_<i>_<j>/` (column i, row j).
+//!
+//! A job is done when its output is complete: every file takes its name
+//! only by an atomic rename, and a window's `heightmap.json` is renamed
+//! last and names its window. A window folder whose writer still holds its
+//! owner lock (`io::owner_lock`: the operating system drops it when the
+//! writer dies, on any machine sharing the folder) is not listed again;
+//! one a dead writer left half done is, and its next export clears the
+//! dead writer's temporary files. No pid is compared.
+
+use crate::cli_farm::{RecipeChoice, shell_quote, writes_16_bit};
+use clap::Args;
+use orogen_core::io::atomic::{remove_stale_temp_files, write_atomic};
+use orogen_core::io::height_files::HeightFormats;
+use orogen_core::io::owner_lock::OwnerLock;
+use orogen_core::io::sidecar::{SidecarWindow, parse_sidecar};
+use orogen_core::recipe::Recipe;
+use orogen_core::window::{StageFacts, Window, WorldFacts, barriers};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The most windows a side: far more jobs than any farm needs, and a
+/// bound on what one plan lists (65536 lines).
+const MAX_TILES: usize = 256;
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub recipe: RecipeChoice,
+    /// Split the world into N x N windows (1 to 256 a side), each its own job.
+    #[arg(long, value_name = "N")]
+    pub tiles: usize,
+    /// The farm's folder, shared by every job: facts, reports and one
+    /// tile_<i>_<j>/ folder per window. Give a path valid where jobs run.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Height files each window writes, as for generate [default: r16,png].
+    #[arg(long, value_name = "LIST")]
+    pub formats: Option<String>,
+    /// How the jobs start orogen [default: this program's path].
+    #[arg(long, value_name = "COMMAND")]
+    pub program: Option<String>,
+    /// Passed on to every job: refuse windows over this many MiB.
+    #[arg(long)]
+    pub memory_limit: Option<u64>,
+}
+
+/// One window of the plan: column `i`, row `j` of the K x K split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlannedWindow {
+    /// Column of windows, from the west.
+    pub i: usize,
+    /// Row of windows, from the north.
+    pub j: usize,
+    /// Its cells.
+    pub window: Window,
+}
+
+impl PlannedWindow {
+    /// `tile_<i>_<j>`: the window's folder and report name.
+    pub fn name(&self) -> String {
+        format!("tile_{}_{}", self.i, self.j)
+    }
+
+    /// `X,Y,W,H` as `--window` takes it.
+    pub fn arg(&self) -> String {
+        let w = self.window;
+        format!("{},{},{},{}", w.x, w.y, w.width, w.height)
+    }
+}
+
+/// The K x K windows that partition a `width x height` map, row by row:
+/// column i covers cells `i*width/K .. (i+1)*width/K`, so sides differ by
+/// at most one cell and every cell is in exactly one window.
+pub fn split(width: usize, height: usize, k: usize) -> Vec<PlannedWindow> {
+    let cut = |n: usize, i: usize| n * i / k;
+    let mut out = Vec::with_capacity(k * k);
+    for j in 0..k {
+        for i in 0..k {
+            let (x0, x1) = (cut(width, i), cut(width, i + 1));
+            let (y0, y1) = (cut(height, j), cut(height, j + 1));
+            out.push(PlannedWindow {
+                i,
+                j,
+                window: Window {
+                    x: x0,
+                    y: y0,
+                    width: x1 - x0,
+                    height: y1 - y0,
+                },
+            });
+        }
+    }
+    out
+}
+
+/// The facts phases a plan runs, in order: every barrier, then the final
+/// heights when 16-bit files need the world's range.
+pub fn phases(recipe: &Recipe, sixteen_bit: bool) -> Vec<usize> {
+    let mut phases = barriers(recipe);
+    if sixteen_bit {
+        phases.push(recipe.stages.len());
+    }
+    phases
+}
+
+/// Runs `orogen plan`.
+pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
+    let (recipe, _) = args.recipe.load()?;
+    let (width, height) = (recipe.width as usize, recipe.height as usize);
+    let k = args.tiles;
+    if k == 0 || k > MAX_TILES || k > width.min(height) {
+        return Err(format!(
+            "--tiles {k}: expected 1 to {} windows a side for the {width}x{height} map",
+            MAX_TILES.min(width.min(height))
+        ));
+    }
+    let formats = args
+        .formats
+        .as_deref()
+        .map(HeightFormats::parse)
+        .transpose()
+        .map_err(|e| e.to_string())?
+        .unwrap_or_default();
+    let dir = &args.out;
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    check_stamp(dir, &recipe, k, formats)?;
+    let windows = split(width, height, k);
+    let job = JobLine::new(args)?;
+    let facts_path = dir.join("facts.json");
+    let mut facts = if facts_path.exists() {
+        crate::cli_farm::read_facts(Some(&facts_path))?
+    } else {
+        WorldFacts::default()
+    };
+    for stage in phases(&recipe, writes_16_bit(formats)) {
+        if facts.get(stage).is_some() {
+            continue;
+        }
+        let reports_dir = dir.join("facts").join(format!("stage_{stage}"));
+        fs::create_dir_all(&reports_dir)
+            .map_err(|e| format!("cannot create {}: {e}", reports_dir.display()))?;
+        // A facts job killed midway left a temporary file: clear it.
+        let _ = remove_stale_temp_files(&reports_dir);
+        let mut reports = Vec::new();
+        let mut missing = Vec::new();
+        for w in &windows {
+            let path = reports_dir.join(format!("{}.json", w.name()));
+            match read_report(&path, stage)? {
+                Some(report) => reports.push(report),
+                None => missing.push(job.facts(w, stage, &path, &facts, &facts_path)),
+            }
+        }
+        if !missing.is_empty() {
+            eprintln!(
+                "plan: facts phase for stage {stage}: {} of {} windows to run",
+                missing.len(),
+                windows.len()
+            );
+            for line in missing {
+                println!("{line}");
+            }
+            return Ok(());
+        }
+        let world = StageFacts::reduce(&reports)
+            .ok_or_else(|| format!("{}: the reports disagree", reports_dir.display()))?;
+        facts = facts.with(world);
+        write_atomic(&facts_path, facts.to_json().as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", facts_path.display()))?;
+    }
+    let mut todo = Vec::new();
+    let mut running = 0;
+    for w in &windows {
+        let tile_dir = dir.join(w.name());
+        if is_built(&tile_dir, w, width, height) {
+            continue;
+        }
+        if is_being_written(&tile_dir) {
+            running += 1;
+            continue;
+        }
+        todo.push(job.generate(w, &tile_dir, &facts, &facts_path));
+    }
+    if running > 0 {
+        eprintln!("plan: {running} window(s) are being written by running jobs; not listed");
+    }
+    if !todo.is_empty() {
+        eprintln!(
+            "plan: {} of {} windows to generate",
+            todo.len(),
+            windows.len()
+        );
+    }
+    for line in todo {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+/// Writes `DIR/plan.json` (what the folder is built from) the first time,
+/// and afterwards refuses another recipe, size, seed, tiling or formats:
+/// their outputs would pass for this plan's.
+fn check_stamp(
+    dir: &Path,
+    recipe: &Recipe,
+    k: usize,
+    formats: HeightFormats,
+) -> Result<(), String> {
+    let path = dir.join("plan.json");
+    let ron = recipe.to_ron().map_err(|e| e.to_string())?;
+    let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
+    let stamp = serde_json::json!({ "tiles": k, "formats": names.join(","), "recipe": ron });
+    match fs::read(&path) {
+        Ok(bytes) => {
+            let earlier: Option<serde_json::Value> = serde_json::from_slice(&bytes).ok();
+            if earlier.as_ref() != Some(&stamp) {
+                return Err(format!(
+                    "{} holds a plan for another recipe, size, seed, --tiles or --formats (see its plan.json); \
+                     choose another --out or empty it",
+                    dir.display()
+                ));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let text = serde_json::to_string_pretty(&stamp).map_err(|e| e.to_string())?;
+            write_atomic(&path, text.as_bytes())
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// A finished facts job's report, `None` while it is missing.
+fn read_report(path: &Path, stage: usize) -> Result<Option<StageFacts>, String> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let report: StageFacts = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a facts report ({e})", path.display()))?;
+    if report.index != stage || !(report.min.is_finite() && report.max.is_finite()) {
+        return Err(format!(
+            "{}: a report for stage {} ({}..{}), expected a finite range for stage {stage}",
+            path.display(),
+            report.index,
+            report.min,
+            report.max
+        ));
+    }
+    Ok(Some(report))
+}
+
+/// Whether `tile_dir` holds this window's finished export: its sidecar,
+/// renamed into place after every other file, names the window.
+fn is_built(tile_dir: &Path, w: &PlannedWindow, width: usize, height: usize) -> bool {
+    let want = SidecarWindow {
+        x: w.window.x,
+        y: w.window.y,
+        width: w.window.width,
+        height: w.window.height,
+        world_width: width,
+        world_height: height,
+    };
+    fs::read(tile_dir.join("heightmap.json"))
+        .ok()
+        .and_then(|bytes| parse_sidecar(&bytes))
+        .is_some_and(|sidecar| sidecar.window == Some(want))
+}
+
+/// Whether a live writer holds an owner lock in `tile_dir` (its export is
+/// under way). A free lock is a dead writer's: the window is listed again.
+fn is_being_written(tile_dir: &Path) -> bool {
+    let Ok(entries) = fs::read_dir(tile_dir) else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        name.starts_with(".orogen-")
+            && name.ends_with(".lock")
+            && matches!(OwnerLock::try_take(&entry.path()), Ok(None))
+    })
+}
+
+/// The parts every job line shares.
+struct JobLine {
+    program: String,
+    recipe: String,
+    memory: String,
+    formats: String,
+}
+
+impl JobLine {
+    fn new(args: &PlanArgs) -> Result<Self, String> {
+        let program = match &args.program {
+            Some(program) => program.clone(),
+            None => {
+                let exe = std::env::current_exe().map_err(|e| {
+                    format!("cannot find this program's path ({e}); give --program")
+                })?;
+                shell_quote(&exe.to_string_lossy())
+            }
+        };
+        Ok(Self {
+            program,
+            recipe: args.recipe.to_args(),
+            memory: args
+                .memory_limit
+                .map(|mib| format!(" --memory-limit {mib}"))
+                .unwrap_or_default(),
+            formats: args
+                .formats
+                .as_deref()
+                .map(|f| format!(" --formats {}", shell_quote(f)))
+                .unwrap_or_default(),
+        })
+    }
+
+    /// ` --facts FILE` once there are facts.
+    fn facts_arg(facts: &WorldFacts, path: &Path) -> String {
+        if facts.stages.is_empty() {
+            String::new()
+        } else {
+            format!(" --facts {}", quote_path(path))
+        }
+    }
+
+    fn facts(
+        &self,
+        w: &PlannedWindow,
+        stage: usize,
+        out: &Path,
+        facts: &WorldFacts,
+        facts_path: &Path,
+    ) -> String {
+        format!(
+            "{} facts {} --window {} --stage {stage}{} --out {}{}",
+            self.program,
+            self.recipe,
+            w.arg(),
+            Self::facts_arg(facts, facts_path),
+            quote_path(out),
+            self.memory
+        )
+    }
+
+    fn generate(
+        &self,
+        w: &PlannedWindow,
+        out: &Path,
+        facts: &WorldFacts,
+        facts_path: &Path,
+    ) -> String {
+        format!(
+            "{} generate {} --window {}{} --out {}{}{}",
+            self.program,
+            self.recipe,
+            w.arg(),
+            Self::facts_arg(facts, facts_path),
+            quote_path(out),
+            self.formats,
+            self.memory
+        )
+    }
+}
+
+fn quote_path(path: &Path) -> String {
+    shell_quote(&path.to_string_lossy())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_partition_the_map() {
+        for (w, h, k) in [(513, 513, 2), (301, 257, 3), (7, 5, 5), (2049, 2049, 4)] {
+            let windows = split(w, h, k);
+            assert_eq!(windows.len(), k * k);
+            let mut seen = vec![0u8; w * h];
+            for p in &windows {
+                let Window {
+                    x,
+                    y,
+                    width,
+                    height,
+                } = p.window;
+                assert!(width >= w / k && width <= w / k + 1);
+                assert!(height >= h / k && height <= h / k + 1);
+                for row in y..y + height {
+                    for col in x..x + width {
+                        seen[row * w + col] += 1;
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&n| n == 1), "{w}x{h} in {k}");
+        }
+        let windows = split(513, 513, 2);
+        assert_eq!(windows[1].name(), "tile_1_0");
+        assert_eq!(windows[1].arg(), "256,0,257,256");
+        assert_eq!(windows[3].arg(), "256,256,257,257");
+    }
+}
