@@ -435,6 +435,9 @@ pub fn file_beside(recipe_path: &Path, index: usize) -> String {
     format!("{stem}.mask-{index}.png")
 }
 
+/// A file's name and bytes.
+pub type NamedFile = (String, Vec<u8>);
+
 /// The PNG of every painted mask of `recipe`, named as it goes beside
 /// `recipe_path` (`(file name, bytes)`), and the recipe naming those files:
 /// what a save or an export writes. Images come from memory, else from
@@ -444,7 +447,7 @@ pub fn copies_beside(
     recipe: &crate::Recipe,
     recipe_path: &Path,
     base_dir: Option<&Path>,
-) -> Result<(crate::Recipe, Vec<(String, Vec<u8>)>), PaintedMaskError> {
+) -> Result<(crate::Recipe, Vec<NamedFile>), PaintedMaskError> {
     use super::MaskSource;
     let mut saved = recipe.clone();
     let mut files = Vec::new();

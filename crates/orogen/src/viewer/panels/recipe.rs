@@ -10,6 +10,7 @@ use crate::viewer::regen::check_recipe;
 use bevy_egui::egui;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES};
 use orogen_core::params::clamp_all;
+use crate::viewer::render::path::gpu_display_limit;
 use orogen_core::recipe::{MAX_SIDE, MIN_SIDE};
 use orogen_core::{Recipe, Stage, StageEntry};
 
@@ -160,13 +161,14 @@ fn size_controls(ui: &mut egui::Ui, recipe: &mut Recipe) {
         ui.label("export size").on_hover_text(
             "Cells along the world's longer side when exporting: how densely the world \
              is sampled. More cells add detail, not land; the view shows a preview of \
-             the same landscape.",
+             the same landscape. Up to 16385 here; larger worlds are built as windows \
+             on the command line (orogen plan).",
         );
         let mut side = recipe.width.max(recipe.height);
         let before = side;
         ui.add(
             egui::DragValue::new(&mut side)
-                .range(MIN_SIDE..=MAX_SIDE)
+                .range(MIN_SIDE..=MAX_SIDE.min(gpu_display_limit()))
                 .speed(4.0),
         );
         if side != before {
