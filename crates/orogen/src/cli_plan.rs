@@ -1,4 +1,4 @@
-//! `orogen plan`: a world built as K x K windows by any batch runner.
+//! `orogen plan`: a world built as windows (K x K, or C x R) by any batch runner.
 //!
 //! Each call looks at the output folder and prints the shell commands of
 //! the next phase whose inputs are ready, one a line, and nothing once all
@@ -41,9 +41,10 @@ const MAX_TILES: usize = 256;
 pub struct PlanArgs {
     #[command(flatten)]
     pub recipe: RecipeChoice,
-    /// Split the world into N x N windows (1 to 256 a side), each its own job.
-    #[arg(long, value_name = "N")]
-    pub tiles: usize,
+    /// Split the world into N x N windows, or C x R (C columns, R rows:
+    /// `1x32` makes full-width strips), 1 to 256 a side, each its own job.
+    #[arg(long, value_name = "N|CxR")]
+    pub tiles: String,
     /// The farm's folder, shared by every job: facts, reports and one
     /// tile_<i>_<j>/ folder per window. Give a path valid where jobs run.
     #[arg(long)]
@@ -83,16 +84,17 @@ impl PlannedWindow {
     }
 }
 
-/// The K x K windows that partition a `width x height` map, row by row:
-/// column i covers cells `i*width/K .. (i+1)*width/K`, so sides differ by
-/// at most one cell and every cell is in exactly one window.
-pub fn split(width: usize, height: usize, k: usize) -> Vec<PlannedWindow> {
-    let cut = |n: usize, i: usize| n * i / k;
-    let mut out = Vec::with_capacity(k * k);
-    for j in 0..k {
-        for i in 0..k {
-            let (x0, x1) = (cut(width, i), cut(width, i + 1));
-            let (y0, y1) = (cut(height, j), cut(height, j + 1));
+/// The `columns x rows` windows that partition a `width x height` map,
+/// row by row: column i covers cells `i*width/columns ..
+/// (i+1)*width/columns`, so sides differ by at most one cell and every
+/// cell is in exactly one window.
+pub fn split(width: usize, height: usize, columns: usize, rows: usize) -> Vec<PlannedWindow> {
+    let cut = |n: usize, i: usize, k: usize| n * i / k;
+    let mut out = Vec::with_capacity(columns * rows);
+    for j in 0..rows {
+        for i in 0..columns {
+            let (x0, x1) = (cut(width, i, columns), cut(width, i + 1, columns));
+            let (y0, y1) = (cut(height, j, rows), cut(height, j + 1, rows));
             out.push(PlannedWindow {
                 i,
                 j,
@@ -122,13 +124,7 @@ pub fn phases(recipe: &Recipe, sixteen_bit: bool) -> Vec<usize> {
 pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
     let (recipe, _) = args.recipe.load()?;
     let (width, height) = (recipe.width as usize, recipe.height as usize);
-    let k = args.tiles;
-    if k == 0 || k > MAX_TILES || k > width.min(height) {
-        return Err(format!(
-            "--tiles {k}: expected 1 to {} windows a side for the {width}x{height} map",
-            MAX_TILES.min(width.min(height))
-        ));
-    }
+    let (columns, rows) = parse_tiles(&args.tiles, width, height)?;
     let formats = args
         .formats
         .as_deref()
@@ -138,8 +134,8 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
         .unwrap_or_default();
     let dir = &args.out;
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    check_stamp(dir, &recipe, k, formats)?;
-    let windows = split(width, height, k);
+    check_stamp(dir, &recipe, (columns, rows), formats)?;
+    let windows = split(width, height, columns, rows);
     let job = JobLine::new(args)?;
     let facts_path = dir.join("facts.json");
     let mut facts = if facts_path.exists() {
@@ -211,19 +207,43 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// `--tiles N` (N x N) or `CxR`, each 1 to [`MAX_TILES`] and at most the
+/// map's cells that way.
+fn parse_tiles(text: &str, width: usize, height: usize) -> Result<(usize, usize), String> {
+    let number = |t: &str| t.trim().parse::<usize>().ok();
+    let (columns, rows) = match text.split_once(['x', 'X']) {
+        Some((c, r)) => (number(c), number(r)),
+        None => (number(text), number(text)),
+    };
+    match (columns, rows) {
+        (Some(c), Some(r))
+            if (1..=MAX_TILES.min(width)).contains(&c)
+                && (1..=MAX_TILES.min(height)).contains(&r) =>
+        {
+            Ok((c, r))
+        }
+        _ => Err(format!(
+            "--tiles '{text}': expected N or CxR windows, 1 to {} columns and 1 to {} rows for the {width}x{height} map",
+            MAX_TILES.min(width),
+            MAX_TILES.min(height)
+        )),
+    }
+}
+
 /// Writes `DIR/plan.json` (what the folder is built from) the first time,
 /// and afterwards refuses another recipe, size, seed, tiling or formats:
 /// their outputs would pass for this plan's.
 fn check_stamp(
     dir: &Path,
     recipe: &Recipe,
-    k: usize,
+    (columns, rows): (usize, usize),
     formats: HeightFormats,
 ) -> Result<(), String> {
     let path = dir.join("plan.json");
     let ron = recipe.to_ron().map_err(|e| e.to_string())?;
     let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
-    let stamp = serde_json::json!({ "tiles": k, "formats": names.join(","), "recipe": ron });
+    let stamp =
+        serde_json::json!({ "tiles": [columns, rows], "formats": names.join(","), "recipe": ron });
     match fs::read(&path) {
         Ok(bytes) => {
             let earlier: Option<serde_json::Value> = serde_json::from_slice(&bytes).ok();
@@ -390,9 +410,15 @@ mod tests {
 
     #[test]
     fn windows_partition_the_map() {
-        for (w, h, k) in [(513, 513, 2), (301, 257, 3), (7, 5, 5), (2049, 2049, 4)] {
-            let windows = split(w, h, k);
-            assert_eq!(windows.len(), k * k);
+        for (w, h, k, l) in [
+            (513, 513, 2, 2),
+            (301, 257, 3, 3),
+            (7, 5, 5, 5),
+            (2049, 2049, 4, 1),
+            (9, 2049, 1, 7),
+        ] {
+            let windows = split(w, h, k, l);
+            assert_eq!(windows.len(), k * l);
             let mut seen = vec![0u8; w * h];
             for p in &windows {
                 let Window {
@@ -402,7 +428,7 @@ mod tests {
                     height,
                 } = p.window;
                 assert!(width >= w / k && width <= w / k + 1);
-                assert!(height >= h / k && height <= h / k + 1);
+                assert!(height >= h / l && height <= h / l + 1);
                 for row in y..y + height {
                     for col in x..x + width {
                         seen[row * w + col] += 1;
@@ -411,7 +437,16 @@ mod tests {
             }
             assert!(seen.iter().all(|&n| n == 1), "{w}x{h} in {k}");
         }
-        let windows = split(513, 513, 2);
+        assert_eq!(parse_tiles("3", 9, 9), Ok((3, 3)));
+        assert_eq!(parse_tiles("1x32", 513, 513), Ok((1, 32)));
+        for bad in ["0", "257", "4x", "x", "-1", "10x2"] {
+            assert!(
+                parse_tiles(bad, 9, 513)
+                    .unwrap_err()
+                    .contains("expected N or CxR")
+            );
+        }
+        let windows = split(513, 513, 2, 2);
         assert_eq!(windows[1].name(), "tile_1_0");
         assert_eq!(windows[1].arg(), "256,0,257,256");
         assert_eq!(windows[3].arg(), "256,256,257,257");
