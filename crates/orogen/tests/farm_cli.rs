@@ -193,6 +193,43 @@ fn bad_windows_are_refused_with_nothing_written() {
     let mut args = generate("0,0,64,64").to_vec();
     args.extend(["--texture", "64"]);
     assert_refused(&args, &out, "drop --texture");
+    // Memory is checked per window: a small window of a 32769² world
+    // (about 34 GB whole) runs within 256 MiB (its blur reads its rows
+    // from the west edge); a larger one is refused.
+    let report = dir.path().join("small.json");
+    let (ok, stdout, stderr) = run(&[
+        "facts",
+        "--recipe",
+        "default",
+        "--size",
+        "32769",
+        "--window",
+        "32700,100,64,64",
+        "--stage",
+        "3",
+        "--memory-limit",
+        "256",
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("stage 3 (normalize)"), "{stdout}");
+    let big = [
+        "generate",
+        "--recipe",
+        "default",
+        "--size",
+        "32769",
+        "--formats",
+        "tif",
+        "--out",
+        out_s,
+        "--window",
+        "28672,0,4096,4096",
+        "--memory-limit",
+        "256",
+    ];
+    assert_refused(&big, &out, "window needs about");
     // A facts job checks its window the same way.
     let report = dir.path().join("r.json");
     let (ok, _, stderr) = run(&[
