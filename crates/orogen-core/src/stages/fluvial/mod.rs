@@ -38,8 +38,12 @@ use step::{StepParams, stream_power_step};
 const SERIAL_CELLS: usize = 1 << 17;
 
 /// Cells a side of the blocks that fine levels run on: maps up to
-/// 2 × 1024 + 1 cells a side run every level on the whole map.
-pub const DEFAULT_BLOCK_SIZE: u32 = 1024;
+/// 2 × 8192 + 1 cells a side run every level on the whole map, coupled
+/// across it, with today's drainage (smaller blocks cost drainage: at
+/// 4097² with 2048-cell blocks, eroded-mountains' concavity rises from
+/// 0.46 to 0.80). Larger worlds run their finest levels by blocks, so a
+/// window of them needs only its own blocks in memory.
+pub const DEFAULT_BLOCK_SIZE: u32 = 8192;
 
 /// How the uplift rate varies over the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
