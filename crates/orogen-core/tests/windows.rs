@@ -167,22 +167,31 @@ fn other_stages_and_sizes_windows_are_crops() {
 }
 
 #[test]
-fn erosion_refuses_a_proper_window_and_runs_the_whole_map() {
-    let recipe = preset("eroded-mountains", 129);
+fn droplet_erosion_refuses_a_proper_window_and_runs_the_whole_map() {
+    use orogen_core::recipe::StageEntry;
+    use orogen_core::stages::{HydraulicErosion, Stage};
+    let mut recipe = preset("default", 129);
+    recipe
+        .stages
+        .push(StageEntry::new(Stage::HydraulicErosion(HydraulicErosion {
+            droplets: 2000,
+            ..HydraulicErosion::default()
+        })));
+    let index = recipe.stages.len() - 1;
     let facts = gather_facts(&recipe, &tiles(129, 129, 1), None).unwrap();
     let err = run_window(&recipe, window(0, 0, 64, 64), &facts, None).unwrap_err();
     assert!(
         matches!(
-            err,
+            &err,
             WindowRunError::Pipeline(PipelineError::Stage {
-                index: 3,
+                index: i,
                 error: StageError::WholeWorldOnly,
                 ..
-            })
+            }) if *i == index
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("fluvial-erosion"), "{err}");
+    assert!(err.to_string().contains("hydraulic-erosion"), "{err}");
     let whole = run_window(
         &recipe,
         window(0, 0, 129, 129),
@@ -192,6 +201,13 @@ fn erosion_refuses_a_proper_window_and_runs_the_whole_map() {
     .unwrap();
     let once = run_once(&recipe, None, Default::default()).unwrap();
     assert_eq!(whole.data(), once.map.data());
+}
+
+/// Fluvial erosion on a map within one block runs on the whole world
+/// (its input window is all of it), so any window is still a crop.
+#[test]
+fn fluvial_erosion_within_one_block_gives_exact_windows() {
+    windows_are_crops(&preset("eroded-mountains", 129));
 }
 
 #[test]

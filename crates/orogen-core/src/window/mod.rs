@@ -7,9 +7,10 @@
 //! runner computes each stage over the window the later stages need and
 //! crops between stages. Stages that rescale by the whole world's range
 //! (Normalize, Terrace) are barriers: a window run takes that range from
-//! the facts of a barrier phase ([`facts`]). Stages that cannot yet be
-//! exact on a window (droplet and fluvial erosion, masked stages) refuse a
-//! proper window in one line.
+//! the facts of a barrier phase ([`facts`]). Fluvial erosion runs its
+//! fine levels on fixed world-aligned blocks, so a window needs only the
+//! blocks it touches. Stages that cannot yet be exact on a window
+//! (droplet erosion, masked stages) refuse a proper window in one line.
 //!
 //! The phases of a farm, for a recipe with barriers b1 < b2 < …:
 //! 1. every window runs [`window_range`] up to b1 and reports its range;

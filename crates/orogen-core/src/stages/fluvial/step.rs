@@ -27,6 +27,38 @@ pub struct StepParams {
     pub base_level: Option<f32>,
 }
 
+/// Edges of the grid whose outlets keep their height instead of eroding
+/// towards the base level: the edges where a block of a fine level is cut
+/// out of the world (the world goes on beyond them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeldEdges {
+    /// Row 0.
+    pub north: bool,
+    /// The last row.
+    pub south: bool,
+    /// Column 0.
+    pub west: bool,
+    /// The last column.
+    pub east: bool,
+}
+
+impl HeldEdges {
+    /// Whether cell `i` of a `width × height` grid lies on a held edge.
+    #[inline]
+    pub fn holds(&self, i: usize, width: usize, height: usize) -> bool {
+        let (x, y) = (i % width, i / width);
+        (self.west && x == 0)
+            || (self.east && x + 1 == width)
+            || (self.north && y == 0)
+            || (self.south && y + 1 == height)
+    }
+
+    /// Whether any edge is held.
+    pub fn any(&self) -> bool {
+        self.north || self.south || self.west || self.east
+    }
+}
+
 /// What a step saw, for progress and tests.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StepReport {
@@ -67,20 +99,32 @@ fn area_factor(table: &[f64], cells: u32, m: f64, cell_area: f64) -> f64 {
 /// solve never raises a cell. One pass in drainage order, on one
 /// thread: the bytes cannot depend on the thread count.
 pub fn incise(heights: &mut [f32], routing: &Routing, cells: &[u32], p: &StepParams) {
+    incise_held(heights, routing, cells, p, HeldEdges::default());
+}
+
+/// [`incise`], with the outlets on `held` edges kept at their height.
+pub fn incise_held(
+    heights: &mut [f32],
+    routing: &Routing,
+    cells: &[u32],
+    p: &StepParams,
+    held: HeldEdges,
+) {
     let cell_area = p.cell_size * p.cell_size;
     let table = area_factors(p.area_exponent, cell_area);
     let k_dt = p.erodibility * p.dt;
     let width = routing.width;
     let n = p.slope_exponent;
     let len = heights.len();
+    let rows = len / width.max(1);
     let mut level = vec![0f32; len];
     let h = heights;
     for &i in &routing.order {
         let (i, r) = (i as usize, routing.receivers[i as usize] as usize);
         let (base, distance) = if r == i {
             match p.base_level {
-                Some(base) => (base, p.cell_size),
-                None => {
+                Some(base) if !(held.any() && held.holds(i, width, rows)) => (base, p.cell_size),
+                _ => {
                     level[i] = h[i];
                     continue;
                 }
@@ -138,12 +182,24 @@ pub fn stream_power_step(
     uplift: Option<&[f32]>,
     p: &StepParams,
 ) -> (Routing, StepReport) {
+    stream_power_step_held(heights, width, uplift, p, HeldEdges::default())
+}
+
+/// [`stream_power_step`], with the outlets on `held` edges kept at their
+/// height (a block's cut edges).
+pub fn stream_power_step_held(
+    heights: &mut [f32],
+    width: usize,
+    uplift: Option<&[f32]>,
+    p: &StepParams,
+    held: HeldEdges,
+) -> (Routing, StepReport) {
     if let Some(uplift) = uplift {
         uplift_cells(heights, width, uplift, p);
     }
     let routing = Routing::new(heights, width, &p.outlets);
     let cells = drainage_cells(&routing);
-    incise(heights, &routing, &cells, p);
+    incise_held(heights, &routing, &cells, p, held);
     let report = StepReport {
         pits_resolved: routing.pits_resolved,
     };

@@ -1,0 +1,141 @@
+//! Fluvial erosion by blocks: windows of `eroded-mountains` equal the same
+//! crops of the whole-map run bit for bit, at any thread count, and the
+//! blocked run stays close to one globally coupled run.
+//!
+//! The preset runs here with small blocks (128 cells) and a small coarse
+//! level (65 cells), so that at 513² two levels run by blocks (257² in
+//! 2 × 2 blocks, 513² in 4 × 4) and the test stays quick.
+
+use orogen_core::heightmap::Heightmap;
+use orogen_core::presets;
+use orogen_core::recipe::Recipe;
+use orogen_core::run_once;
+use orogen_core::stages::Stage;
+use orogen_core::window::{Window, WorldFacts, gather_facts, run_window};
+
+fn window(x: usize, y: usize, width: usize, height: usize) -> Window {
+    Window {
+        x,
+        y,
+        width,
+        height,
+    }
+}
+
+/// `eroded-mountains` at `side` cells, its fluvial stage on blocks of
+/// `block` cells from a `coarse`-cell coarse level.
+fn mountains(side: u32, block: u32, coarse: u32) -> Recipe {
+    let mut recipe = presets::load("eroded-mountains")
+        .expect("preset exists")
+        .expect("preset is valid")
+        .resampled(side);
+    let mut found = false;
+    for entry in &mut recipe.stages {
+        if let Stage::FluvialErosion(f) = &mut entry.stage {
+            f.block_size = block;
+            f.coarse_size = coarse;
+            found = true;
+        }
+    }
+    assert!(found, "eroded-mountains has a fluvial stage");
+    recipe
+}
+
+fn whole(recipe: &Recipe) -> Heightmap {
+    let out = run_once(recipe, None, Default::default()).expect("whole map runs");
+    std::sync::Arc::unwrap_or_clone(out.map)
+}
+
+fn crop(map: &Heightmap, w: Window) -> Vec<u32> {
+    let mut out = Vec::with_capacity(w.width * w.height);
+    for y in w.y..w.y + w.height {
+        for x in w.x..w.x + w.width {
+            out.push(map.get(x, y).to_bits());
+        }
+    }
+    out
+}
+
+/// Root mean square of the difference, in the maps' units (metres).
+fn rms(a: &Heightmap, b: &Heightmap) -> f64 {
+    let sum: f64 = a
+        .data()
+        .iter()
+        .zip(b.data())
+        .map(|(&x, &y)| ((x - y) as f64).powi(2))
+        .sum();
+    (sum / a.data().len() as f64).sqrt()
+}
+
+#[test]
+fn eroded_mountains_windows_are_crops_of_the_blocked_whole_map() {
+    let recipe = mountains(513, 128, 65);
+    let full = whole(&recipe);
+    // Windows covering the map, for the barrier phases (the Normalize
+    // stages before and after erosion).
+    let cover = [
+        window(0, 0, 257, 257),
+        window(257, 0, 256, 257),
+        window(0, 257, 257, 256),
+        window(257, 257, 256, 256),
+    ];
+    let facts = gather_facts(&recipe, &cover, None).expect("barrier phases run");
+    let probes = [
+        // A corner cell, a block's corner (blends of four blocks), a
+        // window across several block edges, one on the east edge, a row.
+        window(0, 0, 1, 1),
+        window(120, 120, 16, 16),
+        window(200, 60, 150, 97),
+        window(470, 300, 43, 120),
+        window(0, 384, 513, 3),
+    ];
+    for probe in probes {
+        let got =
+            run_window(&recipe, probe, &facts, None).unwrap_or_else(|e| panic!("{probe:?}: {e}"));
+        let got: Vec<u32> = got.data().iter().map(|v| v.to_bits()).collect();
+        let want = crop(&full, probe);
+        let wrong = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            wrong, 0,
+            "{probe:?}: {wrong} cells differ from the whole map"
+        );
+    }
+    // The whole map as a window is the whole-map run.
+    let all = run_window(
+        &recipe,
+        window(0, 0, 513, 513),
+        &WorldFacts::default(),
+        None,
+    )
+    .expect("the whole map as a window runs");
+    assert_eq!(all.data(), full.data());
+}
+
+#[test]
+fn blocked_bytes_do_not_depend_on_the_thread_count() {
+    let recipe = mountains(257, 64, 33);
+    let many = whole(&recipe);
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool")
+        .install(|| whole(&recipe));
+    assert_eq!(many.data(), one.data());
+}
+
+#[test]
+fn blocks_stay_close_to_one_coupled_run_and_leave_small_maps_alone() {
+    // Blocked (64-cell blocks) against coupled (block size 0) at 257².
+    let blocked = whole(&mountains(257, 64, 33));
+    let coupled = whole(&mountains(257, 0, 33));
+    let d = rms(&blocked, &coupled);
+    eprintln!("257², 64-cell blocks: RMS {d:.4} m against the coupled run");
+    assert!(
+        d > 0.0 && d < 3.0,
+        "blocked vs coupled RMS {d:.3} m (heights 0..160 m)"
+    );
+    // A level within one block runs on the whole map: the default block
+    // size leaves a 257² map as the coupled run makes it.
+    let default = whole(&mountains(257, 1024, 33));
+    assert_eq!(default.data(), coupled.data());
+}
