@@ -366,7 +366,10 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
     }
     if let Some(size) = &args.size {
         apply_size(&mut recipe, size)?;
-    } else if let Some(engine) = engine {
+    } else if let Some(engine) = engine
+        && args.window.is_none()
+    {
+        // A window's world keeps its size: the engine checks the window.
         snap_to_engine(&mut recipe, engine);
     }
     let limit = args

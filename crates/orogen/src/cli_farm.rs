@@ -6,7 +6,7 @@ use crate::cli::{GenerateArgs, apply_size, export_request};
 use clap::Args;
 use orogen_core::flow::{export_map, load_recipe};
 use orogen_core::io::atomic::write_atomic;
-use orogen_core::io::engines::Engine;
+use orogen_core::io::engines::{Engine, ImportSettings};
 use orogen_core::io::height_files::{HeightFormat, HeightFormats};
 use orogen_core::params::Span;
 use orogen_core::recipe::{Recipe, default_memory_limit};
@@ -181,12 +181,6 @@ pub fn generate_window(
     engine: Option<Engine>,
     limit: u64,
 ) -> Result<(), String> {
-    if let Some(engine) = engine {
-        return Err(format!(
-            "--window with --engine {}: engine exports are of the whole map; export windows with --formats",
-            engine.name()
-        ));
-    }
     for (given, flag) in [
         (args.tiles.is_some(), "--tiles"),
         (args.texture.is_some(), "--texture"),
@@ -205,6 +199,15 @@ pub fn generate_window(
     let facts = read_facts(args.facts.as_deref())?;
     check_window_memory(&recipe, &window, limit)?;
     let mut request = export_request(args, &recipe, None)?;
+    if let Some(engine) = engine {
+        // An engine tile: the engine's files, byte and row order for the
+        // window's size (one terrain of a tiled landscape), heights only.
+        let (w, h) = (window.window.width, window.window.height);
+        request = request
+            .for_engine(engine, w, h)
+            .map_err(|e| e.to_string())?;
+        request.texture = None;
+    }
     if !window.is_whole() {
         if let Some(index) = next_barrier(&recipe, &facts) {
             let kind = recipe.stages[index].stage.kind();
@@ -253,6 +256,9 @@ pub fn generate_window(
         window.world_width,
         window.world_height
     );
+    for line in report.engine_import.iter().flat_map(ImportSettings::lines) {
+        println!("{line}");
+    }
     Ok(())
 }
 

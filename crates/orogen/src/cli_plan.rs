@@ -25,9 +25,11 @@
 use crate::cli_farm::{RecipeChoice, shell_quote, writes_16_bit};
 use clap::Args;
 use orogen_core::io::atomic::{remove_stale_temp_files, write_atomic};
-use orogen_core::io::height_files::HeightFormats;
+use orogen_core::io::engines::Engine;
+use orogen_core::io::height_files::{HeightFormat, HeightFormats};
 use orogen_core::io::owner_lock::OwnerLock;
 use orogen_core::io::sidecar::{SidecarWindow, parse_sidecar};
+use orogen_core::io::tiled_export::map_tile_grid;
 use orogen_core::recipe::Recipe;
 use orogen_core::window::{StageFacts, Window, WorldFacts, barriers};
 use std::fs;
@@ -55,13 +57,20 @@ pub struct PlanArgs {
     /// How the jobs start orogen [default: this program's path].
     #[arg(long, value_name = "COMMAND")]
     pub program: Option<String>,
+    /// Windows as an engine's landscape tiles (unity, unreal or godot):
+    /// the N x N tiles of `generate --tiles N --engine E`, sharing their
+    /// border cells, each written in the engine's files and then linked
+    /// into DIR under the engine's tile name (`<tile>.r16`, …). Needs
+    /// `--tiles N`; the engine chooses the files.
+    #[arg(long, value_name = "ENGINE", conflicts_with = "formats")]
+    pub engine: Option<String>,
     /// Passed on to every job: refuse windows over this many MiB.
     #[arg(long)]
     pub memory_limit: Option<u64>,
 }
 
-/// One window of the plan: column `i`, row `j` of the K x K split.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One window of the plan: column `i`, row `j` of the split.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlannedWindow {
     /// Column of windows, from the west.
     pub i: usize,
@@ -69,12 +78,15 @@ pub struct PlannedWindow {
     pub j: usize,
     /// Its cells.
     pub window: Window,
+    /// Its folder and report name: `tile_<i>_<j>`, or an engine's tile
+    /// name.
+    pub name: String,
 }
 
 impl PlannedWindow {
-    /// `tile_<i>_<j>`: the window's folder and report name.
+    /// The window's folder and report name.
     pub fn name(&self) -> String {
-        format!("tile_{}_{}", self.i, self.j)
+        self.name.clone()
     }
 
     /// `X,Y,W,H` as `--window` takes it.
@@ -104,6 +116,7 @@ pub fn split(width: usize, height: usize, columns: usize, rows: usize) -> Vec<Pl
                     width: x1 - x0,
                     height: y1 - y0,
                 },
+                name: format!("tile_{i}_{j}"),
             });
         }
     }
@@ -124,18 +137,31 @@ pub fn phases(recipe: &Recipe, sixteen_bit: bool) -> Vec<usize> {
 pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
     let (recipe, _) = args.recipe.load()?;
     let (width, height) = (recipe.width as usize, recipe.height as usize);
-    let (columns, rows) = parse_tiles(&args.tiles, width, height)?;
-    let formats = args
-        .formats
+    let engine = args
+        .engine
         .as_deref()
-        .map(HeightFormats::parse)
+        .map(Engine::parse)
         .transpose()
-        .map_err(|e| e.to_string())?
-        .unwrap_or_default();
+        .map_err(|e| e.to_string())?;
+    let (columns, rows) = parse_tiles(&args.tiles, width, height)?;
+    let formats = match engine {
+        // Every engine's files include RAW16.
+        Some(_) => HeightFormats::of(&[HeightFormat::R16]),
+        None => args
+            .formats
+            .as_deref()
+            .map(HeightFormats::parse)
+            .transpose()
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default(),
+    };
     let dir = &args.out;
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    check_stamp(dir, &recipe, (columns, rows), formats)?;
-    let windows = split(width, height, columns, rows);
+    check_stamp(dir, &recipe, (columns, rows), formats, engine)?;
+    let windows = match engine {
+        Some(engine) => engine_tiles(width, height, columns, rows, engine)?,
+        None => split(width, height, columns, rows),
+    };
     let job = JobLine::new(args)?;
     let facts_path = dir.join("facts.json");
     let mut facts = if facts_path.exists() {
@@ -194,6 +220,9 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
     if running > 0 {
         eprintln!("plan: {running} window(s) are being written by running jobs; not listed");
     }
+    if todo.is_empty() && running == 0 && engine.is_some() {
+        link_engine_tiles(dir, &windows)?;
+    }
     if !todo.is_empty() {
         eprintln!(
             "plan: {} of {} windows to generate",
@@ -205,6 +234,89 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
         println!("{line}");
     }
     Ok(())
+}
+
+/// The windows of an engine's N x N landscape tiles (`--tiles N --engine
+/// E` of a whole-map export): border-sharing, named as the engine's batch
+/// importer expects.
+pub fn engine_tiles(
+    width: usize,
+    height: usize,
+    columns: usize,
+    rows: usize,
+    engine: Engine,
+) -> Result<Vec<PlannedWindow>, String> {
+    if columns != rows {
+        return Err(format!(
+            "--engine {} tiles a landscape N x N: give --tiles N, not {columns}x{rows}",
+            engine.name()
+        ));
+    }
+    let grid = map_tile_grid(width, height, columns)
+        .and_then(|grid| grid.for_engine(engine))
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(columns * rows);
+    for j in 0..grid.n {
+        for i in 0..grid.n {
+            let (x, y) = grid.origin(i, j);
+            out.push(PlannedWindow {
+                i,
+                j,
+                window: Window {
+                    x,
+                    y,
+                    width: grid.tile_width,
+                    height: grid.tile_height,
+                },
+                name: grid.stem(i, j),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Once every engine tile is built: each tile's height files linked into
+/// DIR under its tile name (`DIR/<tile>/heightmap.r16` as `DIR/<tile>.r16`),
+/// where the engine's batch importer finds them together. A link (or, where
+/// links cannot be made, a copy) is made under a temporary name and renamed
+/// into place, so a file of that name is always whole.
+fn link_engine_tiles(dir: &Path, windows: &[PlannedWindow]) -> Result<(), String> {
+    for w in windows {
+        let tile_dir = dir.join(w.name());
+        for format in HeightFormat::ALL {
+            let from = tile_dir.join(format.file_name());
+            let Some(ext) = Path::new(format.file_name()).extension() else {
+                continue;
+            };
+            let to = dir.join(format!("{}.{}", w.name(), ext.to_string_lossy()));
+            if !from.is_file() || same_file(&from, &to) {
+                continue;
+            }
+            let temp = dir.join(format!(".{}.{}.link", w.name(), ext.to_string_lossy()));
+            let _ = fs::remove_file(&temp);
+            fs::hard_link(&from, &temp)
+                .or_else(|_| fs::copy(&from, &temp).map(|_| ()))
+                .and_then(|()| fs::rename(&temp, &to))
+                .map_err(|e| format!("cannot place {}: {e}", to.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether both paths name one file (a link made earlier).
+#[cfg(unix)]
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Elsewhere the link is made again (a rename over the old one).
+#[cfg(not(unix))]
+fn same_file(_: &Path, _: &Path) -> bool {
+    false
 }
 
 /// `--tiles N` (N x N) or `CxR`, each 1 to [`MAX_TILES`] and at most the
@@ -238,12 +350,12 @@ fn check_stamp(
     recipe: &Recipe,
     (columns, rows): (usize, usize),
     formats: HeightFormats,
+    engine: Option<Engine>,
 ) -> Result<(), String> {
     let path = dir.join("plan.json");
     let ron = recipe.to_ron().map_err(|e| e.to_string())?;
     let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
-    let stamp =
-        serde_json::json!({ "tiles": [columns, rows], "formats": names.join(","), "recipe": ron });
+    let stamp = serde_json::json!({ "tiles": [columns, rows], "engine": engine.map(Engine::name), "formats": names.join(","), "recipe": ron });
     match fs::read(&path) {
         Ok(bytes) => {
             let earlier: Option<serde_json::Value> = serde_json::from_slice(&bytes).ok();
@@ -344,11 +456,11 @@ impl JobLine {
                 .memory_limit
                 .map(|mib| format!(" --memory-limit {mib}"))
                 .unwrap_or_default(),
-            formats: args
-                .formats
-                .as_deref()
-                .map(|f| format!(" --formats {}", shell_quote(f)))
-                .unwrap_or_default(),
+            formats: match (&args.engine, &args.formats) {
+                (Some(engine), _) => format!(" --engine {}", shell_quote(engine)),
+                (None, Some(f)) => format!(" --formats {}", shell_quote(f)),
+                (None, None) => String::new(),
+            },
         })
     }
 

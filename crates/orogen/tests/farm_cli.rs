@@ -303,3 +303,56 @@ fn a_window_with_a_live_writer_is_not_listed_again_and_plans_do_not_mix() {
         "{stderr}"
     );
 }
+
+#[test]
+fn engine_tiles_from_windows_equal_the_whole_maps_tiled_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let farm_dir = dir.path().join("farm");
+    let whole = dir.path().join("whole");
+    let plan = [
+        "plan",
+        "--recipe",
+        "default",
+        "--size",
+        "1025",
+        "--tiles",
+        "2",
+        "--engine",
+        "unity",
+        "--out",
+        farm_dir.to_str().unwrap(),
+    ];
+    assert_eq!(farm(&plan), [4, 4, 4]);
+    let (ok, _, stderr) = run(&[
+        "generate",
+        "--recipe",
+        "default",
+        "--size",
+        "1025",
+        "--tiles",
+        "2",
+        "--engine",
+        "unity",
+        "--out",
+        whole.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    // Unity's Terrain Tools names: heightmap_<x>_<z>, z from the south;
+    // 513-cell tiles sharing a border, rows south first.
+    for name in [
+        "heightmap_0_0",
+        "heightmap_1_0",
+        "heightmap_0_1",
+        "heightmap_1_1",
+    ] {
+        let ours = std::fs::read(farm_dir.join(format!("{name}.r16"))).unwrap();
+        let theirs = std::fs::read(whole.join(format!("{name}.r16"))).unwrap();
+        assert_eq!(ours.len(), 513 * 513 * 2, "{name}");
+        assert!(
+            ours == theirs,
+            "{name}.r16 differs from the whole map's tile"
+        );
+    }
+    let (ok, stdout, _) = run(&plan);
+    assert!(ok && stdout.is_empty(), "{stdout}");
+}
