@@ -9,6 +9,7 @@ use orogen::viewer::display_data::gpu::{gpu_upload, splat_texels};
 use orogen_core::mesh::build_mesh;
 use orogen_core::pipeline::{Pipeline, RunHooks};
 use orogen_core::presets;
+use orogen_core::splat::RuleMaps;
 use orogen_core::splat::{TileImages, render_splat};
 use std::hint::black_box;
 
@@ -26,7 +27,14 @@ fn display_data(c: &mut Criterion) {
     let mut group = c.benchmark_group("display-1025");
     group.sample_size(30);
     group.bench_function("gpu-height-texture-and-bounds", |b| {
-        b.iter(|| black_box(gpu_upload(&map, cell, texels).bounds.levels.len()))
+        b.iter(|| {
+            black_box(
+                gpu_upload(&map, cell, texels, &RuleMaps::default())
+                    .bounds
+                    .levels
+                    .len(),
+            )
+        })
     });
     let (images, _) = TileImages::load(&recipe.tiles, None);
     let (tw, th) = texture_size(map.width(), map.height());
@@ -51,7 +59,12 @@ fn display_data(c: &mut Criterion) {
             let out = pipeline
                 .run(&edited, RunHooks::default())
                 .expect("the default preset runs");
-            black_box(gpu_upload(&out.map, cell, texels).bounds.levels.len())
+            black_box(
+                gpu_upload(&out.map, cell, texels, &RuleMaps::default())
+                    .bounds
+                    .levels
+                    .len(),
+            )
         })
     });
     group.finish();
@@ -69,7 +82,7 @@ fn display_data(c: &mut Criterion) {
         group.bench_function(format!("gpu-height-texture-and-bounds-{side}"), |b| {
             b.iter(|| {
                 black_box(
-                    gpu_upload(&map, recipe.cell_size(), texels)
+                    gpu_upload(&map, recipe.cell_size(), texels, &RuleMaps::default())
                         .bounds
                         .levels
                         .len(),
