@@ -374,3 +374,45 @@ fn the_final_height_range_reduces_from_windows() {
     let err = window_range(&recipe, window(0, 0, 4, 4), &facts, None, last + 1).unwrap_err();
     assert!(matches!(err, WindowRunError::NoSuchStage { .. }), "{err}");
 }
+
+/// A stage masked by height weighs each cell by its own input: its
+/// windows are crops too (lake-valley's hollows, pressed into the low
+/// ground after its erosion, included). A slope mask reads neighbours and
+/// is refused on a proper window, in one line.
+#[test]
+fn height_masked_stages_give_exact_windows_and_other_masks_are_refused() {
+    use orogen_core::params::Span;
+    use orogen_core::stages::mask::{MaskSource, StageMask};
+    let mut recipe = preset("default", 257);
+    let blur = recipe.stages[2].clone();
+    recipe.stages.push(orogen_core::StageEntry {
+        mask: Some(StageMask {
+            source: MaskSource::Height,
+            range: Span::new(-1000.0, 60.0),
+            soft: 15.0,
+            invert: false,
+        }),
+        ..blur
+    });
+    windows_are_crops(&recipe);
+    windows_are_crops(&preset("lake-valley", 129));
+
+    if let Some(mask) = recipe.stages.last_mut().and_then(|e| e.mask.as_mut()) {
+        mask.source = MaskSource::Slope;
+    }
+    let facts = gather_facts(&recipe, &[window(0, 0, 257, 257)], None).expect("whole map runs");
+    let error = run_window(&recipe, window(10, 10, 50, 50), &facts, None)
+        .expect_err("a slope mask on a proper window")
+        .to_string();
+    assert!(
+        matches!(
+            run_window(&recipe, window(10, 10, 50, 50), &facts, None),
+            Err(WindowRunError::Masked { index: 4, .. })
+        ),
+        "{error}"
+    );
+    assert!(
+        !error.contains('\n') && error.contains("height mask"),
+        "{error}"
+    );
+}

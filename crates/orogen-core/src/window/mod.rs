@@ -10,7 +10,8 @@
 //! the facts of a barrier phase ([`facts`]). Fluvial erosion runs its
 //! fine levels on fixed world-aligned blocks, so a window needs only the
 //! blocks it touches. Stages that cannot yet be exact on a window
-//! (droplet erosion, masked stages) refuse a proper window in one line.
+//! (droplet erosion, stages masked by anything but height) refuse a
+//! proper window in one line.
 //!
 //! The phases of a farm, for a recipe with barriers b1 < b2 < …:
 //! 1. every window runs [`window_range`] up to b1 and reports its range;
@@ -66,7 +67,7 @@ pub enum WindowRunError {
     },
     /// A stage with a mask, on a proper window.
     #[error(
-        "stage {index} ({kind}) has a mask, and masked stages cannot compute a window alone yet; generate the whole map"
+        "stage {index} ({kind}) has a mask other than a height mask, and such masked stages cannot compute a window alone yet; generate the whole map"
     )]
     Masked {
         /// The stage's position in the recipe.
@@ -247,7 +248,15 @@ fn run_stages(
         let here = inputs[index];
         if entry.enabled {
             let kind = entry.stage.kind();
-            if entry.mask.is_some() && !here.is_whole() {
+            // A height mask weighs each cell by its own input height, so
+            // it is as exact on a window as its stage; other sources read
+            // neighbours, the drainage or an image stretched over the map,
+            // and a masked erosion fills hollows along the drainage.
+            let local_mask = entry.mask.as_ref().is_none_or(|mask| {
+                mask.source == crate::stages::mask::MaskSource::Height
+                    && !crate::pipeline::is_erosion(&entry.stage)
+            });
+            if !local_mask && !here.is_whole() {
                 return Err(WindowRunError::Masked { index, kind });
             }
             let world_range = if entry.stage.op().needs_world_range() {
