@@ -5,11 +5,10 @@
 use orogen_core::heightmap::Heightmap;
 use orogen_core::presets;
 use orogen_core::recipe::Recipe;
-use orogen_core::stages::StageError;
+use orogen_core::run_once;
 use orogen_core::window::{
     Window, WindowError, WindowRunError, WorldFacts, barriers, gather_facts, run_window,
 };
-use orogen_core::{PipelineError, run_once};
 
 fn preset(name: &str, side: u32) -> Recipe {
     presets::load(name)
@@ -166,8 +165,11 @@ fn other_stages_and_sizes_windows_are_crops() {
     }
 }
 
+/// Droplet erosion couples the whole map: a window runs it on the whole
+/// world (its input window is all of it) and keeps its crop, so windows
+/// are crops, and the whole map as a window equals the whole-map run.
 #[test]
-fn droplet_erosion_refuses_a_proper_window_and_runs_the_whole_map() {
+fn droplet_erosion_windows_are_crops() {
     use orogen_core::recipe::StageEntry;
     use orogen_core::stages::{HydraulicErosion, Stage};
     let mut recipe = preset("default", 129);
@@ -177,21 +179,7 @@ fn droplet_erosion_refuses_a_proper_window_and_runs_the_whole_map() {
             droplets: 2000,
             ..HydraulicErosion::default()
         })));
-    let index = recipe.stages.len() - 1;
-    let facts = gather_facts(&recipe, &tiles(129, 129, 1), None).unwrap();
-    let err = run_window(&recipe, window(0, 0, 64, 64), &facts, None).unwrap_err();
-    assert!(
-        matches!(
-            &err,
-            WindowRunError::Pipeline(PipelineError::Stage {
-                index: i,
-                error: StageError::WholeWorldOnly,
-                ..
-            }) if *i == index
-        ),
-        "{err}"
-    );
-    assert!(err.to_string().contains("hydraulic-erosion"), "{err}");
+    windows_are_crops(&recipe);
     let whole = run_window(
         &recipe,
         window(0, 0, 129, 129),

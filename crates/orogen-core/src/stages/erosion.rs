@@ -17,6 +17,7 @@ use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
 use crate::rng::{StageRng, at_word, unit_f32};
+use crate::window::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -641,14 +642,17 @@ impl HydraulicErosion {
 }
 
 impl StageOp for HydraulicErosion {
-    fn window_exact(&self) -> bool {
-        false
+    /// Droplets wander and their tiles are seeded in order over the whole
+    /// map: a window runs the stage on the whole world and keeps its crop
+    /// (exact, with the whole map's memory; the simulation itself runs at
+    /// most at `simulation_size`).
+    fn input_window(&self, output: &WorldWindow, _: f32) -> WorldWindow {
+        WorldWindow::whole(output.world_width, output.world_height)
     }
 
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
-        // Erosion couples cells across the whole map: a window alone
-        // would differ from the crop, so it is refused (erosion by blocks
-        // is what would make it exact).
+        // Erosion couples cells across the whole map: it always runs on
+        // the whole world (its input window above).
         ctx.require_whole_world(map)?;
         let (w, h) = (map.width(), map.height());
         let side = w.max(h);

@@ -9,9 +9,10 @@
 //! (Normalize, Terrace) are barriers: a window run takes that range from
 //! the facts of a barrier phase ([`facts`]). Fluvial erosion runs its
 //! fine levels on fixed world-aligned blocks, so a window needs only the
-//! blocks it touches. Stages that cannot yet be exact on a window
-//! (droplet erosion, stages masked by anything but height) refuse a
-//! proper window in one line.
+//! blocks it touches (below its block size, and droplet erosion always,
+//! a window runs the stage on the whole world and keeps its crop). Stages
+//! masked by anything but height cannot yet be exact on a window and
+//! refuse a proper window in one line.
 //!
 //! The phases of a farm, for a recipe with barriers b1 < b2 < …:
 //! 1. every window runs [`window_range`] up to b1 and reports its range;
