@@ -34,7 +34,7 @@ if [ "$PROFILE" = release ]; then
 else
   cargo build -q -p orogen
 fi
-cp "target/$([ "$PROFILE" = release ] && echo release || echo debug)/orogen" "$work/orogen"
+cp "${CARGO_TARGET_DIR:-target}/$([ "$PROFILE" = release ] && echo release || echo debug)/orogen" "$work/orogen"
 export OROGEN="$work/orogen"
 out=${OUT:-$work/world}
 

@@ -28,12 +28,14 @@ if ! command -v parallel >/dev/null 2>&1; then
     exit 1
   fi
 fi
+# Cargo's own target folder, wherever CARGO_TARGET_DIR puts it.
+target=${CARGO_TARGET_DIR:-$PWD/target}
 if [ "$PROFILE" = release ]; then
   cargo build -q --release -p orogen
-  OROGEN=$PWD/target/release/orogen
+  OROGEN=$target/release/orogen
 else
   cargo build -q -p orogen
-  OROGEN=$PWD/target/debug/orogen
+  OROGEN=$target/debug/orogen
 fi
 export OROGEN
 work=$(mktemp -d)
