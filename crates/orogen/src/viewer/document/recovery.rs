@@ -11,6 +11,12 @@
 //! lock file is gone (it is made before the copy and removed after it), is
 //! a crashed viewer's: no pid check, which a reused pid or another machine
 //! sharing the home folder would fool.
+//!
+//! Painted masks not yet saved live only in memory: each copy's painted
+//! masks are written beside it, in `masks/<hash>.png` (named by content,
+//! so shared between copies and written once), and the copy names them by
+//! absolute path. Mask files no copy names are cleared when a viewer
+//! starts.
 
 use super::unsaved::has_unsaved_edits;
 use super::{EditedRecipe, RecipeSource};
@@ -290,6 +296,7 @@ fn remove_quietly(path: &Path) {
 
 fn offer_stale_copy(mut recovery: ResMut<Recovery>) {
     let own = recovery.own.clone();
+    prune_masks(&recovery.dir);
     recovery.offered = newest_stale_copy(&recovery.dir, &own);
 }
 
@@ -318,7 +325,8 @@ fn keep_copy(recipe: Res<EditedRecipe>, source: Res<RecipeSource>, mut recovery:
         return;
     }
     recovery.pending_since = None;
-    let written = encode(&recipe.0, &source).and_then(|text| {
+    let with_masks = copy_painted_masks(&recipe.0, source.base_dir.as_deref(), &recovery.dir);
+    let written = encode(&with_masks, &source).and_then(|text| {
         std::fs::create_dir_all(&recovery.dir)
             .and_then(|()| write_atomic(&recovery.own, text.as_bytes()))
             .map_err(|e| format!("{}: {e}", recovery.own.display()))
@@ -326,6 +334,69 @@ fn keep_copy(recipe: Res<EditedRecipe>, source: Res<RecipeSource>, mut recovery:
     match written {
         Ok(()) => recovery.written = true,
         Err(e) => warn!("cannot keep the unsaved recipe for recovery: {e}"),
+    }
+}
+
+/// The folder painted masks of the copies in `dir` are kept in.
+fn masks_dir(dir: &Path) -> PathBuf {
+    dir.join("masks")
+}
+
+/// `recipe` with each painted mask written to `masks/<hash>.png` under
+/// `dir` (once: the name is the content) and named there by absolute
+/// path, so the copy restores its masks wherever the next viewer starts.
+/// A mask that cannot be found or written keeps its name, with a warning.
+pub fn copy_painted_masks(recipe: &Recipe, base_dir: Option<&Path>, dir: &Path) -> Recipe {
+    use orogen_core::stages::mask::MaskSource;
+    use orogen_core::stages::mask::painted::resolve;
+    let mut copy = recipe.clone();
+    let folder = masks_dir(dir);
+    for entry in copy.stages.iter_mut() {
+        let Some(MaskSource::Painted(painted)) = entry.mask.as_mut().map(|m| &mut m.source) else {
+            continue;
+        };
+        let path = folder.join(format!("{}.png", painted.hash));
+        let path = std::path::absolute(&path).unwrap_or(path);
+        let stored = path.exists()
+            || resolve(painted, base_dir)
+                .map_err(|e| e.to_string())
+                .and_then(|image| {
+                    std::fs::create_dir_all(&folder)
+                        .and_then(|()| write_atomic(&path, &image.to_png()))
+                        .map_err(|e| format!("{}: {e}", path.display()))
+                })
+                .inspect_err(|e| warn!("painted mask not kept for recovery: {e}"))
+                .is_ok();
+        if stored {
+            painted.file = path.to_string_lossy().into_owned();
+        }
+    }
+    copy
+}
+
+/// Removes the mask files under `dir` that no copy there names.
+pub fn prune_masks(dir: &Path) {
+    let Ok(masks) = std::fs::read_dir(masks_dir(dir)) else {
+        return;
+    };
+    let copies: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            name.is_some_and(|n| n.starts_with(PREFIX) && n.ends_with(EXTENSION))
+        })
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .collect();
+    for mask in masks.flatten().map(|entry| entry.path()) {
+        let Some(stem) = mask.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        if !copies.iter().any(|text| text.contains(&stem)) {
+            remove_quietly(&mask);
+        }
     }
 }
 
@@ -368,6 +439,63 @@ mod tests {
         std::fs::write(&path, text).expect("written");
         std::thread::sleep(Duration::from_millis(20));
         path
+    }
+
+    /// A painted mask that lives only in memory is kept beside the copy,
+    /// named by its hash, and the restored copy finds it on disk; masks
+    /// no copy names are cleared.
+    #[test]
+    fn unsaved_painted_masks_are_kept_with_the_copy() {
+        use orogen_core::params::Span;
+        use orogen_core::stages::mask::painted::{
+            Brush, PaintedImage, PaintedMask, read_checked, remember,
+        };
+        use orogen_core::stages::mask::{MaskSource, StageMask};
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut image = PaintedImage::blank(32, 32);
+        let brush = Brush {
+            radius: 8.0,
+            hardness: 0.5,
+            erase: false,
+        };
+        image.dab([16.0, 16.0], [32.0, 32.0], &brush);
+        let hash = remember(image);
+        let mut edited = recipe(5);
+        edited.stages[0].mask = Some(StageMask {
+            source: MaskSource::Painted(PaintedMask {
+                file: String::new(),
+                hash: hash.clone(),
+            }),
+            range: Span::new(0.0, 1.0),
+            soft: 0.0,
+            invert: false,
+        });
+        let copy = copy_painted_masks(&edited, None, dir.path());
+        let Some(MaskSource::Painted(kept)) = copy.stages[0].mask.as_ref().map(|m| &m.source)
+        else {
+            panic!("the mask is still painted");
+        };
+        let path = PathBuf::from(&kept.file);
+        assert!(path.is_absolute() && path.starts_with(dir.path().join("masks")));
+        assert_eq!(read_checked(&path, &hash).expect("on disk").hash(), hash);
+        // Through the copy's text and back, as a restore reads it.
+        let own = dir.path().join("unsaved-a.ron");
+        std::fs::write(
+            &own,
+            encode(&copy, &RecipeSource::default()).expect("encodes"),
+        )
+        .expect("written");
+        let restored =
+            decode(&own, &std::fs::read_to_string(&own).expect("reads")).expect("decodes");
+        assert_eq!(restored.recipe.stages[0].mask, copy.stages[0].mask);
+        // Named by a copy: kept. The copy gone: cleared.
+        let stray = dir.path().join("masks").join("0123.png");
+        std::fs::write(&stray, b"old").expect("written");
+        prune_masks(dir.path());
+        assert!(path.exists() && !stray.exists());
+        std::fs::remove_file(&own).expect("removed");
+        prune_masks(dir.path());
+        assert!(!path.exists());
     }
 
     #[test]
