@@ -90,6 +90,19 @@ impl PaintBrush {
         self.stroke.is_some()
     }
 
+    /// Follows the painted stage when the stage list changes: `moved`
+    /// gives each old index's new one (`None`: removed).
+    pub fn follow_stages(&mut self, moved: impl Fn(usize) -> Option<usize>) {
+        self.target = self.target.and_then(&moved);
+        // A stroke in progress follows too (a stage cannot move while the
+        // pointer is held on the map, but the rule is the same).
+        if let Some(stroke) = self.stroke.as_mut()
+            && let Some(stage) = moved(stroke.stage)
+        {
+            stroke.stage = stage;
+        }
+    }
+
     /// Forgets the target when its stage no longer has a painted mask
     /// (removed, or its source changed).
     fn check_target(&mut self, doc: &Document) {
@@ -364,6 +377,29 @@ mod tests {
         painted_mask(doc, 0)
             .map(|m| m.hash.clone())
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn the_brush_follows_its_stage_when_stages_move_or_go() {
+        let mut brush = PaintBrush {
+            target: Some(2),
+            ..PaintBrush::default()
+        };
+        // Stage 2 moved up: it is now stage 1.
+        brush.follow_stages(|i| {
+            Some(match i {
+                2 => 1,
+                1 => 2,
+                other => other,
+            })
+        });
+        assert_eq!(brush.target, Some(1));
+        // Stage 0 removed: everything after it moves up one.
+        brush.follow_stages(|i| i.checked_sub(1));
+        assert_eq!(brush.target, Some(0));
+        // Its own stage removed: nothing is painted.
+        brush.follow_stages(|i| (i != 0).then_some(i));
+        assert_eq!(brush.target, None);
     }
 
     #[test]

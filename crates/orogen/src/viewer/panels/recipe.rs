@@ -7,10 +7,10 @@ use super::params_ui::draw_params;
 use super::{Document, ERROR_RED, UiContext};
 use crate::viewer::document::history::HistoryAction;
 use crate::viewer::regen::check_recipe;
+use crate::viewer::render::path::gpu_display_limit;
 use bevy_egui::egui;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES};
 use orogen_core::params::clamp_all;
-use crate::viewer::render::path::gpu_display_limit;
 use orogen_core::recipe::{MAX_SIDE, MIN_SIDE};
 use orogen_core::{Recipe, Stage, StageEntry};
 
@@ -105,11 +105,34 @@ impl RecipePanel {
                     draw_mask(ui, id, index, &mut entry.mask, brush);
                 });
         }
+        // The brush follows the stage it paints.
+        let swap = |a: usize, b: usize| {
+            move |s: usize| {
+                Some(if s == a {
+                    b
+                } else if s == b {
+                    a
+                } else {
+                    s
+                })
+            }
+        };
         match edit {
-            Some(ListEdit::MoveUp(i)) if i > 0 => recipe.stages.swap(i, i - 1),
-            Some(ListEdit::MoveDown(i)) if i + 1 < count => recipe.stages.swap(i, i + 1),
+            Some(ListEdit::MoveUp(i)) if i > 0 => {
+                recipe.stages.swap(i, i - 1);
+                brush.follow_stages(swap(i, i - 1));
+            }
+            Some(ListEdit::MoveDown(i)) if i + 1 < count => {
+                recipe.stages.swap(i, i + 1);
+                brush.follow_stages(swap(i, i + 1));
+            }
             Some(ListEdit::Remove(i)) if i < count => {
                 recipe.stages.remove(i);
+                brush.follow_stages(|s| match s.cmp(&i) {
+                    std::cmp::Ordering::Less => Some(s),
+                    std::cmp::Ordering::Equal => None,
+                    std::cmp::Ordering::Greater => Some(s - 1),
+                });
             }
             _ => {}
         }
