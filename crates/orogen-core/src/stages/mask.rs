@@ -33,7 +33,8 @@ use std::path::Path;
 pub enum MaskSource {
     /// World height.
     Height,
-    /// Slope in degrees.
+    /// Slope in degrees, measured over a fixed share of the world
+    /// ([`SLOPE_BASELINE_SHARE`]), so it means the same at every size.
     Slope,
     /// Steepest-descent drainage area in square world units.
     Flow,
@@ -45,6 +46,37 @@ pub enum MaskSource {
     /// A mask painted in the viewer: a grey image over the world, saved
     /// beside the recipe and named by the hash of its pixels.
     Painted(painted::PaintedMask),
+}
+
+/// A slope mask measures the slope between points this share of the
+/// world's longer side apart (at least the neighbouring cells): the same
+/// ground at every size, where a cell's own slope steepens as finer
+/// sampling adds detail.
+pub const SLOPE_BASELINE_SHARE: f32 = 1.0 / 128.0;
+
+/// Slope in degrees at every cell of `map`, from central differences over
+/// ±k cells, k the baseline in cells (one-sided at the edges). At k = 1
+/// (maps up to 192 cells a side) it is the splat's own slope map.
+pub fn world_slope(map: &Heightmap, cell_size: f32) -> Vec<f32> {
+    let (w, h) = (map.width(), map.height());
+    let side = w.max(h).max(2);
+    let k = ((side - 1) as f32 * SLOPE_BASELINE_SHARE).round().max(1.0) as usize;
+    if k == 1 {
+        return slope_map(map, cell_size).data().to_vec();
+    }
+    let data = map.data();
+    let mut out = vec![0.0f32; data.len()];
+    use rayon::prelude::*;
+    out.par_chunks_mut(w).enumerate().for_each(|(y, row)| {
+        let (y0, y1) = (y.saturating_sub(k), (y + k).min(h - 1));
+        for (x, o) in row.iter_mut().enumerate() {
+            let (x0, x1) = (x.saturating_sub(k), (x + k).min(w - 1));
+            let dx = (data[y * w + x1] - data[y * w + x0]) / ((x1 - x0).max(1) as f32 * cell_size);
+            let dz = (data[y1 * w + x] - data[y0 * w + x]) / ((y1 - y0).max(1) as f32 * cell_size);
+            *o = crate::splat::atan_degrees((dx * dx + dz * dz).sqrt());
+        }
+    });
+    out
 }
 
 /// Where a stage acts.
@@ -75,7 +107,7 @@ impl StageMask {
     ) -> Result<Vec<f32>, StageError> {
         let values: Vec<f32> = match &self.source {
             MaskSource::Height => map.data().to_vec(),
-            MaskSource::Slope => slope_map(map, cell_size).data().to_vec(),
+            MaskSource::Slope => world_slope(map, cell_size),
             MaskSource::Flow => drainage_area(map, cell_size, None),
             MaskSource::Lakes => lake_depths(map, None),
             MaskSource::Image(path) => {
