@@ -59,9 +59,7 @@ fn main() {
                 max = max.max(d);
             }
             let rms = (sum / coupled.data().len() as f64).sqrt();
-            println!(
-                "{side}²: blocks of {block}: RMS {rms:.4} m, largest {max:.3} m ({t:.1} s)"
-            );
+            println!("{side}²: blocks of {block}: RMS {rms:.4} m, largest {max:.3} m ({t:.1} s)");
         }
     }
 }

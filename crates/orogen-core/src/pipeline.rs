@@ -295,7 +295,7 @@ impl Pipeline {
 /// a barrier phase.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct StagePlace {
-    pub window: Option<crate::window::WorldWindow>,
+    pub window: Option<crate::window::grid::WorldWindow>,
     pub world_range: Option<(f32, f32)>,
 }
 

@@ -1,6 +1,6 @@
 //! The `orogen` command line.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use orogen_core::flow::{
     ExportRequest, RawLayout, check_runnable, export_map, load_recipe, preset_shadows_file,
     start_from_file,
@@ -21,40 +21,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
-
-#[derive(Parser, Debug)]
-#[command(
-    name = "orogen",
-    version,
-    about = "Terrain workbench: heightmap algorithms, splat textures, live 3D viewer, engine exports.",
-    long_about = "Terrain workbench: heightmap algorithms, splat textures, live 3D viewer, engine \
-                  exports.\n\nRun without a command to open the 3D viewer."
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Option<Command>,
-}
-
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// Generate a heightmap (and texture) from a recipe and export it.
-    Generate(Box<GenerateArgs>),
-    /// List shipped presets, or print one.
-    Presets {
-        #[command(subcommand)]
-        action: Option<PresetAction>,
-    },
-    /// Open the interactive 3D viewer.
-    View(ViewArgs),
-    /// Write the built-in tile images (sand, grass, rock, snow) as PNG files.
-    Tiles(TilesArgs),
-    /// Print the shell commands of a farm's next phase (one a line) for a
-    /// world built as windows; nothing once all is built.
-    Plan(crate::cli_plan::PlanArgs),
-    /// Report one window's height range before a barrier stage: a job of
-    /// a farm's facts phase (`orogen plan` prints them).
-    Facts(crate::cli_farm::FactsArgs),
-}
 
 #[derive(Subcommand, Debug)]
 pub enum PresetAction {
@@ -323,7 +289,17 @@ pub fn tiles_command(args: &TilesArgs) -> Result<(), String> {
 
 /// Runs `orogen generate`: the core's load → run → export flow, with
 /// the command line's overrides and progress.
-pub fn generate(args: &GenerateArgs) -> Result<(), String> {
+/// What `orogen generate` settles before it runs: the recipe at its
+/// size, its folder, the engine and the memory limit.
+pub struct PreparedGenerate {
+    pub recipe: Recipe,
+    pub base_dir: Option<PathBuf>,
+    pub engine: Option<Engine>,
+    pub limit: u64,
+}
+
+/// Loads and sizes the recipe `args` name (seed, import, engine, size).
+pub fn prepare_generate(args: &GenerateArgs) -> Result<PreparedGenerate, String> {
     let (mut recipe, base_dir) = match &args.recipe {
         Some(name) => {
             if let Some(note) = preset_shadows_file(name) {
@@ -376,10 +352,22 @@ pub fn generate(args: &GenerateArgs) -> Result<(), String> {
         .memory_limit
         .map(|mib| mib << 20)
         .unwrap_or_else(default_memory_limit);
-    if let Some(window) = &args.window {
-        // One window of the world: its memory, not the world's, counts.
-        return crate::cli_farm::generate_window(args, window, recipe, base_dir, engine, limit);
-    }
+    Ok(PreparedGenerate {
+        recipe,
+        base_dir,
+        engine,
+        limit,
+    })
+}
+
+/// `orogen generate` of the whole map, once prepared.
+pub fn generate_whole(args: &GenerateArgs, prepared: PreparedGenerate) -> Result<(), String> {
+    let PreparedGenerate {
+        mut recipe,
+        base_dir,
+        engine,
+        limit,
+    } = prepared;
     check_runnable(&mut recipe, limit, "raise it with --memory-limit")
         .map_err(|e| e.to_string())?;
     let mut request = export_request(args, &recipe, engine)?;

@@ -1,5 +1,6 @@
 use clap::Parser;
-use orogen::cli::{Cli, Command, ViewArgs};
+use orogen::cli::ViewArgs;
+use orogen::cli_commands::{Cli, Command};
 use std::io::IsTerminal;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -135,7 +136,7 @@ fn main() -> ExitCode {
         exit_cleanly_on_ctrl_c();
     }
     let result = match &cli.command {
-        Some(Command::Generate(args)) => orogen::cli::generate(args),
+        Some(Command::Generate(args)) => orogen::cli_commands::generate(args),
         Some(Command::Presets { action }) => orogen::cli::presets_command(action),
         Some(Command::View(args)) => args.options().and_then(|o| orogen::viewer::run(&o)),
         Some(Command::Tiles(args)) => orogen::cli::tiles_command(args),

@@ -24,7 +24,7 @@ use crate::recipe::Recipe;
 use crate::splat::{
     RuleMaps, TileImages, add_texture_files, render_splat_with_maps, rule_map_kinds,
 };
-use crate::window::WorldWindow;
+use crate::window::grid::WorldWindow;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

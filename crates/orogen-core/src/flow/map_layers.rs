@@ -15,7 +15,7 @@
 //! The weights are defined from the 16-bit files' values, so anyone can
 //! recompute them from those files.
 
-use super::map_files::encode_grey8;
+use super::map_png::encode_grey8;
 use crate::io::bundle::ExportBundle;
 use crate::io::engines::Engine;
 use crate::io::errors::EncodeError;

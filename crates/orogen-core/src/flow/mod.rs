@@ -14,6 +14,7 @@ mod export;
 mod load;
 mod map_files;
 pub mod map_layers;
+mod map_png;
 
 pub use export::{
     ExportReport, ExportRequest, SidecarExtras, add_sidecar, clipping_warning, export_map,

@@ -17,7 +17,7 @@ use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
 use crate::rng::{StageRng, at_word, unit_f32};
-use crate::window::WorldWindow;
+use crate::window::grid::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

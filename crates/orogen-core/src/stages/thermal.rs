@@ -10,7 +10,7 @@
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
-use crate::window::WorldWindow;
+use crate::window::grid::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -13,7 +13,7 @@ pub mod reference;
 use super::{StageContext, StageError, StageOp, row_is_finite};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
-use crate::window::WorldWindow;
+use crate::window::grid::WorldWindow;
 use fractional::fractional_box_pass;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

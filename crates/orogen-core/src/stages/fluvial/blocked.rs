@@ -18,7 +18,7 @@ use super::{FluvialErosion, SERIAL_CELLS, diffusion, schedule};
 use crate::heightmap::Heightmap;
 use crate::hydro::{Outlets, Routing, breach_shallow, fill_levels};
 use crate::stages::{StageContext, StageError};
-use crate::window::{Window, WorldWindow};
+use crate::window::grid::{Window, WorldWindow};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -29,7 +29,7 @@ use crate::hydro::{Outlets, Routing, breach_shallow, fill_levels};
 use crate::params::{Choice, ParamVisitor, Params, visit_choice};
 use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
-use crate::window::WorldWindow;
+use crate::window::grid::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use step::{StepParams, stream_power_step};
