@@ -232,6 +232,21 @@ impl FluvialErosion {
                 .clone()
                 .flat_map(|by| blocks.cols.clone().map(move |bx| (bx, by)))
                 .collect();
+            // A rectangle of this level's input: the map itself at the last
+            // level, the coarse input carried up below it.
+            let level_input = |rect: Rect| {
+                if is_last {
+                    part(map, here, rect)
+                } else {
+                    resized_part(
+                        &coarse_input,
+                        Rect::whole(coarse_dims.0, coarse_dims.1),
+                        coarse_dims,
+                        dims,
+                        rect,
+                    )
+                }
+            };
             let eroded = list
                 .par_iter()
                 .map(|&(bx, by)| {
@@ -239,17 +254,7 @@ impl FluvialErosion {
                         x: ax.computed(bx),
                         y: ay.computed(by),
                     };
-                    let input = if is_last {
-                        part(map, here, comp)
-                    } else {
-                        resized_part(
-                            &coarse_input,
-                            Rect::whole(coarse_dims.0, coarse_dims.1),
-                            coarse_dims,
-                            dims,
-                            comp,
-                        )
-                    };
+                    let input = level_input(comp);
                     let mut m = b.carried_up(self, dims, comp, &input);
                     let (outlets, held) = self.block_edges(comp, dims);
                     if !is_last {
@@ -272,17 +277,7 @@ impl FluvialErosion {
                 .collect::<Result<Vec<_>, StageError>>()?;
             let exact = blocks.exact(block);
             let blended = blend(&ax, &ay, blocks, &eroded, exact);
-            let input = if is_last {
-                part(map, here, exact)
-            } else {
-                resized_part(
-                    &coarse_input,
-                    Rect::whole(coarse_dims.0, coarse_dims.1),
-                    coarse_dims,
-                    dims,
-                    exact,
-                )
-            };
+            let input = level_input(exact);
             below = Some(Level {
                 rect: exact,
                 dims,
