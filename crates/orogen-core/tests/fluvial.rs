@@ -4,10 +4,10 @@
 //! scheme, and what the stage promises about its output.
 
 use orogen_core::Heightmap;
-use orogen_core::hydro::{self, NEIGHBOURS, Outlets, Routing, drainage_cells, fill_levels};
+use orogen_core::hydro::{self, Edges, FlowGrid, NEIGHBOURS, Outlets, Routing, fill_levels};
 use orogen_core::params::Span;
 use orogen_core::rng::{range_f32, stage_rng};
-use orogen_core::stages::fluvial::step::{StepParams, stream_power_step, uplift_cells};
+use orogen_core::stages::fluvial::step::{self, StepParams, StepReport};
 use orogen_core::stages::fluvial::{UpliftShape, diffusion, reference, schedule};
 use orogen_core::stages::{DiamondSquare, FluvialErosion, Normalize, Stage, StageContext, StageOp};
 use orogen_core::{Recipe, StageEntry};
@@ -183,7 +183,7 @@ fn routing_matches_reference(
     let routing = Routing::new(&heights, w, &outlets);
     let receivers = hydro::reference::receivers(&heights, w, &outlets);
     prop_assert_eq!(&routing.receivers, &receivers, "receivers, {:?}", outlets);
-    let cells = drainage_cells(&routing);
+    let cells = routing.cells.clone();
     prop_assert_eq!(&cells, &hydro::reference::drainage_cells(&receivers));
     let fast = fill_levels(&heights, &routing);
     let slow = hydro::reference::fill_levels(&heights, &receivers);
@@ -224,7 +224,10 @@ fn routing_invariants(
     }
     // Roots are exactly the outlets once anything drains; with nothing
     // draining, the roots are the steepest-descent pits, unresolved.
-    let steepest = hydro::receivers::steepest_receivers(&heights, w, &outlets);
+    let steepest = hydro::receivers::steepest_receivers(
+        &heights,
+        &FlowGrid::new(&heights, w, &outlets, Edges::default()),
+    );
     let pits = (0..n)
         .filter(|&i| steepest[i] as usize == i && !outlet(i))
         .count();
@@ -273,7 +276,7 @@ fn routing_invariants(
         }
     }
     // Drainage area: 1 + what the donors carry; the roots hold every cell.
-    let cells = drainage_cells(&routing);
+    let cells = routing.cells.clone();
     let mut expected = vec![1u32; n];
     for i in 0..n {
         if r[i] as usize != i {
@@ -453,6 +456,7 @@ fn step_inputs(c: &StepCase) -> (Vec<f32>, Option<Vec<f32>>, StepParams) {
         slope_exponent: c.n,
         dt: range_f32(&mut rng, 100.0, 5000.0) as f64,
         cell_size: range_f32(&mut rng, 1.0, 50.0) as f64,
+        held: Edges::default(),
         base_level: (!c.fixed_outlets).then(|| outlets.sea_level.unwrap_or(lowest)),
         outlets,
     };
@@ -517,7 +521,12 @@ fn the_solve_never_raises_a_cell() {
             }
             let uplift: Vec<f32> = vec![1e-3; heights.len()];
             let mut uplifted = heights.clone();
-            uplift_cells(&mut uplifted, c.w, &uplift, &p);
+            step::uplift_cells(
+                &mut uplifted,
+                &FlowGrid::new(&heights, c.w, &p.outlets, p.held),
+                &uplift,
+                p.dt,
+            );
             stream_power_step(&mut heights, c.w, Some(&uplift), &p);
             for (i, (a, b)) in heights.iter().zip(&uplifted).enumerate() {
                 assert!(
@@ -627,6 +636,7 @@ fn a_large_step_gives_the_same_bytes_for_1_and_8_threads() {
             sea_level: Some(5.0),
             ..Outlets::ALL_EDGES
         },
+        held: Edges::default(),
         base_level: Some(5.0),
     };
     let run = |threads| {
@@ -636,7 +646,7 @@ fn a_large_step_gives_the_same_bytes_for_1_and_8_threads() {
             let mut pits = 0;
             for _ in 0..4 {
                 let (routing, report) = stream_power_step(&mut map, w, Some(&uplift), &p);
-                diffusion::diffuse(&mut map, w, 0.05, p.dt, p.cell_size, &p.outlets);
+                diffuse(&mut map, w, 0.05, p.dt, p.cell_size, &p.outlets);
                 trees = (0..w * h)
                     .filter(|&i| routing.receivers[i] as usize == i)
                     .count();
@@ -729,7 +739,7 @@ fn diffusion_agrees_with_the_explicit_scheme() {
             let mut worst = 0f32;
             let mut moved = 0f32;
             for _ in 0..5 {
-                diffusion::diffuse(&mut implicit, w, d, dt, cell, &outlets);
+                diffuse(&mut implicit, w, d, dt, cell, &outlets);
                 let fixed = fixed_cells(&explicit, w, &outlets);
                 reference::diffuse_explicit(&mut explicit, w, d, dt, cell, &fixed);
                 for i in 0..w * h {
@@ -768,7 +778,7 @@ fn zero_flux_diffusion_conserves_the_mean() {
         let mean = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64;
         let before = mean(&map);
         for dt in [1.0, 100.0, 1e6] {
-            diffusion::diffuse(&mut map, w, 0.5, dt, 1.0, &closed);
+            diffuse(&mut map, w, 0.5, dt, 1.0, &closed);
             let after = mean(&map);
             assert!(
                 ((after - before) / before).abs() <= 1e-4,
@@ -794,7 +804,7 @@ fn draining_edges_are_held_bit_for_bit() {
         .collect();
     for dt in [0.1, 10.0, 1e5] {
         let mut map = start.clone();
-        diffusion::diffuse(&mut map, w, 1.0, dt, 1.0, &Outlets::ALL_EDGES);
+        diffuse(&mut map, w, 1.0, dt, 1.0, &Outlets::ALL_EDGES);
         for i in 0..w * h {
             let (x, y) = (i % w, i / w);
             if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
@@ -813,7 +823,7 @@ fn draining_edges_are_held_bit_for_bit() {
         sea_level: Some(-10.0),
     };
     let mut map = start.clone();
-    diffusion::diffuse(&mut map, w, 1.0, 50.0, 1.0, &sea);
+    diffuse(&mut map, w, 1.0, 50.0, 1.0, &sea);
     for i in 0..w * h {
         if start[i] <= -10.0 {
             assert_eq!(map[i].to_bits(), start[i].to_bits(), "sea cell {i}");
@@ -848,7 +858,7 @@ fn one_cell_stripes_are_damped_in_one_big_step() {
             let start: Vec<f32> = (0..w * h).map(|i| 100.0 + pattern(i % w, i / w)).collect();
             let mut map = start.clone();
             let r = 25.0; // D·dt/dx²
-            diffusion::diffuse(&mut map, w, 1.0, r, 1.0, &outlets);
+            diffuse(&mut map, w, 1.0, r, 1.0, &outlets);
             // Amplitude: half the largest jump between neighbours along
             // the pattern's direction, `margin` cells or more from the
             // edges. Fixed edges keep their stripes, and the column sweep
@@ -1085,4 +1095,21 @@ fn a_cancel_stops_the_fluvial_stage_between_steps() {
         "expected Cancelled, got {:?}",
         result.map(|_| ())
     );
+}
+
+/// One stream-power step on the grid `p`'s outlets make of `heights`.
+fn stream_power_step(
+    heights: &mut [f32],
+    width: usize,
+    uplift: Option<&[f32]>,
+    p: &StepParams,
+) -> (Routing, StepReport) {
+    let mut grid = FlowGrid::new(heights, width, &p.outlets, p.held);
+    step::stream_power_step(heights, &mut grid, uplift, p)
+}
+
+/// Diffusion on the grid `outlets` make of `heights`.
+fn diffuse(heights: &mut [f32], width: usize, d: f64, dt: f64, cell: f64, outlets: &Outlets) {
+    let grid = FlowGrid::new(heights, width, outlets, Edges::default());
+    diffusion::diffuse(heights, &grid, d, dt, cell);
 }

@@ -20,7 +20,7 @@
 //! from the basin's pass cell down to its pit are reversed, and the pass
 //! cell hands its water across the pass.
 
-use super::walk::DrainageOrder;
+use super::drainage_order::DrainageOrder;
 use rayon::prelude::*;
 
 /// A link between two basins across neighbouring cells `low_cell` <

@@ -8,15 +8,17 @@
 //! areas are integer cell counts, and only per-cell work (receivers,
 //! basin passes) runs across threads.
 
-pub mod accumulate;
 pub mod depressions;
-pub mod order;
+pub mod drainage_order;
+pub mod grid;
+pub mod lake_levels;
 pub mod receivers;
 pub mod reference;
-pub mod walk;
+pub mod routing;
 
-pub use accumulate::{breach_shallow, drainage_cells, fill_levels};
-pub use order::Routing;
+pub use grid::{Edges, FlowGrid, NodeStatus};
+pub use lake_levels::{breach_shallow, fill_levels};
+pub use routing::Routing;
 
 /// Where water leaves the map: the edges that drain (held at base level)
 /// and an optional sea level below which every cell is an outlet.

@@ -2,24 +2,25 @@
 //! neighbour it falls to fastest. Outlets and cells with no lower
 //! neighbour (pits, flats) receive their own water.
 
-use super::{NEIGHBOURS, Outlets, drop_rate};
+use super::grid::FlowGrid;
+use super::{NEIGHBOURS, drop_rate};
 use rayon::prelude::*;
 
-/// The receiver of every cell of a `width`-wide map (row-major), by
-/// steepest descent over the eight neighbours; outlets, pits and cells on
-/// flats are their own receiver. Rows run in parallel; each cell's choice
+/// The receiver of every node of `grid` with `heights`, by steepest
+/// descent over the eight neighbours; outlets, pits and cells on flats
+/// are their own receiver. Rows run in parallel; each cell's choice
 /// depends only on its neighbours, so the result does not depend on the
 /// thread count.
-pub fn steepest_receivers(heights: &[f32], width: usize, outlets: &Outlets) -> Vec<u32> {
-    let height = heights.len() / width.max(1);
+pub fn steepest_receivers(heights: &[f32], grid: &FlowGrid) -> Vec<u32> {
+    let width = grid.width;
     let mut receivers = vec![0u32; heights.len()];
     receivers
-        .par_chunks_mut(width.max(1))
+        .par_chunks_mut(width)
         .enumerate()
         .for_each(|(y, row)| {
             for (x, r) in row.iter_mut().enumerate() {
                 let i = y * width + x;
-                *r = receiver_of(heights, width, height, x, y, outlets) as u32;
+                *r = receiver_of(heights, grid, x, y) as u32;
                 debug_assert!(*r as usize == i || heights[*r as usize] < heights[i]);
             }
         });
@@ -27,19 +28,13 @@ pub fn steepest_receivers(heights: &[f32], width: usize, outlets: &Outlets) -> V
 }
 
 #[inline]
-fn receiver_of(
-    heights: &[f32],
-    width: usize,
-    height: usize,
-    x: usize,
-    y: usize,
-    outlets: &Outlets,
-) -> usize {
+fn receiver_of(heights: &[f32], grid: &FlowGrid, x: usize, y: usize) -> usize {
+    let (width, height) = (grid.width, grid.height);
     let i = y * width + x;
-    let h = heights[i];
-    if outlets.is_outlet(x, y, width, height, h) {
+    if grid.is_outlet(i) {
         return i;
     }
+    let h = heights[i];
     let interior = x > 0 && y > 0 && x + 1 < width && y + 1 < height;
     let mut best = i;
     let mut best_rate = 0.0f32;

@@ -9,7 +9,7 @@
 //! not in cells, so the same world shows the same network at any sampling.
 
 use crate::Heightmap;
-use crate::hydro::{Outlets, Routing, drainage_cells};
+use crate::hydro::{Outlets, Routing};
 
 /// Drainage area (square world units) at and below which a cell shows no
 /// flow: a hillside, not a channel.
@@ -53,7 +53,8 @@ pub fn flow_strength(map: &Heightmap, cell_size: f32) -> Vec<f32> {
     } else {
         0.0
     };
-    drainage_cells(&routing)
+    routing
+        .cells
         .into_iter()
         .map(|cells| strength_of_area(cells as f32 * cell_area))
         .collect()

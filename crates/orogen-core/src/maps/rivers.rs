@@ -10,7 +10,7 @@
 
 use super::lakes::finite_heights;
 use crate::Heightmap;
-use crate::hydro::{Outlets, Routing, drainage_cells};
+use crate::hydro::{Outlets, Routing};
 use serde::{Deserialize, Serialize};
 
 /// What makes a river and how wide it is drawn.
@@ -50,7 +50,8 @@ pub fn drainage_area(map: &Heightmap, cell_size: f32, sea_level: Option<f32>) ->
     };
     let routing = Routing::new(&heights, map.width(), &outlets);
     let cell_area = cell_size * cell_size;
-    drainage_cells(&routing)
+    routing
+        .cells
         .into_iter()
         .map(|cells| cells as f32 * cell_area)
         .collect()

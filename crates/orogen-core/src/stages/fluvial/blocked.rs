@@ -13,10 +13,9 @@
 //! a window needs the stage's input only over its own blocks.
 
 use super::blocks::{Axis, Rect, Span, part, resized_part, source_span};
-use super::step::{HeldEdges, stream_power_step_held};
-use super::{FluvialErosion, SERIAL_CELLS, diffusion, schedule};
+use super::{FluvialErosion, LevelRun, SERIAL_CELLS, schedule};
 use crate::heightmap::Heightmap;
-use crate::hydro::{Outlets, Routing, breach_shallow, fill_levels};
+use crate::hydro::{Edges, Outlets, Routing, breach_shallow, fill_levels};
 use crate::stages::{StageContext, StageError};
 use crate::window::grid::{Window, WorldWindow};
 use rayon::prelude::*;
@@ -197,14 +196,7 @@ impl FluvialErosion {
             }
             let outlets = self.outlets();
             let finished = single_thread_when_small(dims, || {
-                stepping.run(
-                    k,
-                    dims,
-                    &mut level_map,
-                    &input,
-                    outlets,
-                    HeldEdges::default(),
-                )
+                stepping.run(k, dims, &mut level_map, &input, outlets, Edges::default())
             });
             if !finished {
                 return Err(StageError::Cancelled);
@@ -303,8 +295,8 @@ impl FluvialErosion {
     /// A block's outlets and held edges: the world's own edges drain as
     /// the recipe says; the edges where the block is cut out of the world
     /// are outlets that keep their height.
-    fn block_edges(&self, comp: Rect, dims: (usize, usize)) -> (Outlets, HeldEdges) {
-        let held = HeldEdges {
+    fn block_edges(&self, comp: Rect, dims: (usize, usize)) -> (Outlets, Edges) {
+        let held = Edges {
             north: comp.y.start > 0,
             south: comp.y.end < dims.1,
             west: comp.x.start > 0,
@@ -371,31 +363,22 @@ impl Stepping<'_> {
         map: &mut Heightmap,
         input: &Heightmap,
         outlets: Outlets,
-        held: HeldEdges,
+        held: Edges,
     ) -> bool {
         let s = self.stage;
-        let steps = s.level_steps(k);
         let cell = self.extent / (dims.0 - 1) as f32;
-        let mut p = s.step_params(cell, self.range.0);
-        p.outlets = outlets;
-        p.dt *= (cell / self.coarse_cell) as f64;
-        let uplift = (s.uplift > 0.0).then(|| s.uplift_field_in(input, self.range));
-        let width = map.width();
-        for _ in 0..steps {
-            stream_power_step_held(map.data_mut(), width, uplift.as_deref(), &p, held);
-            diffusion::diffuse(
-                map.data_mut(),
-                width,
-                s.diffusivity as f64,
-                p.dt,
-                p.cell_size,
-                &p.outlets,
-            );
-            if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return false;
-            }
-        }
-        true
+        let level = LevelRun {
+            input,
+            range: self.range,
+            cell_size: cell,
+            steps: s.level_steps(k),
+            dt_scale: (cell / self.coarse_cell) as f64,
+            outlets,
+            held,
+        };
+        s.run_level(map, &level, &mut |_| {
+            !self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+        })
     }
 }
 

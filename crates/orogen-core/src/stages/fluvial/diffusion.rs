@@ -9,64 +9,43 @@
 //! Outlets are held fixed; an edge that does not drain lets nothing
 //! through (zero flux).
 
-use crate::hydro::Outlets;
+use crate::hydro::FlowGrid;
 use rayon::prelude::*;
 
-/// Diffuses `heights` (row-major, `width` wide) over `dt` years with
-/// diffusivity `d` m²/yr on cells `cell_size` m apart. Lines solve in
-/// parallel, each on its own, so the bytes do not depend on threads.
-pub fn diffuse(
-    heights: &mut [f32],
-    width: usize,
-    d: f64,
-    dt: f64,
-    cell_size: f64,
-    outlets: &Outlets,
-) {
+/// Columns solved together in the column sweep: a strip's rows are read
+/// and written whole, so the sweep runs along memory without transposing
+/// the map, and its inner loop over the strip vectorises.
+const STRIP: usize = 64;
+
+/// Diffuses `heights` on `grid` over `dt` years with diffusivity `d`
+/// m²/yr on cells `cell_size` m apart; outlets are held fixed. Lines (and
+/// strips of columns) solve in parallel, each on its own, so the bytes do
+/// not depend on threads.
+pub fn diffuse(heights: &mut [f32], grid: &FlowGrid, d: f64, dt: f64, cell_size: f64) {
     if d <= 0.0 || dt <= 0.0 || heights.is_empty() {
         return;
     }
-    let height = heights.len() / width;
+    let (width, height) = (grid.width, grid.height);
     let r = d * dt / (cell_size * cell_size);
-    let fixed: Vec<bool> = heights
-        .par_iter()
-        .enumerate()
-        .map(|(i, &h)| outlets.is_outlet(i % width, i / width, width, height, h))
-        .collect();
-    // Along rows.
-    let mut half = vec![0f32; heights.len()];
-    implicit_along_rows(heights, &mut half, &fixed, width, r);
-    // Along columns: the same solve on the transposed map.
-    let mut t_half = transpose(&half, width);
-    let t_fixed = transpose(&fixed, width);
-    let mut t_out = vec![0f32; heights.len()];
-    implicit_along_rows(&t_half, &mut t_out, &t_fixed, height, r);
-    t_half.clear();
-    let out = transpose(&t_out, height);
-    heights.copy_from_slice(&out);
-}
-
-/// One implicit sweep: each row of `out` solves (I − r·Dxx)·out = src,
-/// with fixed cells kept as they are.
-fn implicit_along_rows(src: &[f32], out: &mut [f32], fixed: &[bool], width: usize, r: f64) {
-    out.par_chunks_mut(width).enumerate().for_each_init(
+    let fixed = &grid.status;
+    // Along rows, in place: each row's solve reads only its own row.
+    heights.par_chunks_mut(width).enumerate().for_each_init(
         || (vec![0f64; width], vec![0f64; width]),
         |(c_prime, d_prime), (y, row)| {
-            let at = |x: usize, yy: usize| src[yy * width + x] as f64;
-            // Forward sweep of the Thomas algorithm.
+            let fixed = &fixed[y * width..(y + 1) * width];
             for x in 0..width {
-                let i = y * width + x;
-                let (a, b, c, rhs);
-                if fixed[i] {
-                    (a, b, c, rhs) = (0.0, 1.0, 0.0, at(x, y));
+                let (a, b, c, rhs) = if fixed[x].is_outlet() {
+                    (0.0, 1.0, 0.0, row[x] as f64)
                 } else {
                     let west = x > 0;
                     let east = x + 1 < width;
-                    a = if west { -r } else { 0.0 };
-                    c = if east { -r } else { 0.0 };
-                    b = 1.0 + r * (west as u8 + east as u8) as f64;
-                    rhs = at(x, y);
-                }
+                    (
+                        if west { -r } else { 0.0 },
+                        1.0 + r * (west as u8 + east as u8) as f64,
+                        if east { -r } else { 0.0 },
+                        row[x] as f64,
+                    )
+                };
                 let (cp, dp) = if x == 0 {
                     (0.0, 0.0)
                 } else {
@@ -76,7 +55,6 @@ fn implicit_along_rows(src: &[f32], out: &mut [f32], fixed: &[bool], width: usiz
                 c_prime[x] = c / denom;
                 d_prime[x] = (rhs - a * dp) / denom;
             }
-            // Back substitution.
             let mut next = 0.0;
             for x in (0..width).rev() {
                 let v = d_prime[x] - c_prime[x] * next;
@@ -85,19 +63,71 @@ fn implicit_along_rows(src: &[f32], out: &mut [f32], fixed: &[bool], width: usiz
             }
         },
     );
-}
-
-/// The `width`-wide row-major map transposed, in parallel by blocks of
-/// output rows.
-fn transpose<T: Copy + Send + Sync + Default>(src: &[T], width: usize) -> Vec<T> {
-    let height = src.len() / width;
-    let mut out = vec![T::default(); src.len()];
-    out.par_chunks_mut(height)
+    // Along columns, a strip of columns at a time: the same Thomas solve
+    // per column, its forward sweep down the rows and the substitution
+    // back up, with the strip's coefficients kept per row.
+    let strips: Vec<(usize, usize)> = (0..width)
+        .step_by(STRIP)
+        .map(|x0| (x0, (x0 + STRIP).min(width)))
+        .collect();
+    let solved: Vec<Vec<f32>> = strips
+        .par_iter()
+        .map(|&(x0, x1)| {
+            let w = x1 - x0;
+            let mut c_prime = vec![0f64; w * height];
+            let mut d_prime = vec![0f64; w * height];
+            for y in 0..height {
+                let north = y > 0;
+                let south = y + 1 < height;
+                let row = &heights[y * width + x0..y * width + x1];
+                let fixed = &fixed[y * width + x0..y * width + x1];
+                let (done, here) = c_prime.split_at_mut(y * w);
+                let (d_done, d_here) = d_prime.split_at_mut(y * w);
+                let (cp_above, dp_above) = if north {
+                    (&done[(y - 1) * w..], &d_done[(y - 1) * w..])
+                } else {
+                    (&[][..], &[][..])
+                };
+                for k in 0..w {
+                    let rhs = row[k] as f64;
+                    let (a, b, c) = if fixed[k].is_outlet() {
+                        (0.0, 1.0, 0.0)
+                    } else {
+                        (
+                            if north { -r } else { 0.0 },
+                            1.0 + r * (north as u8 + south as u8) as f64,
+                            if south { -r } else { 0.0 },
+                        )
+                    };
+                    let (cp, dp) = if north {
+                        (cp_above[k], dp_above[k])
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    let denom = b - a * cp;
+                    here[k] = c / denom;
+                    d_here[k] = (rhs - a * dp) / denom;
+                }
+            }
+            let mut out = vec![0f32; w * height];
+            let mut next = vec![0f64; w];
+            for y in (0..height).rev() {
+                for k in 0..w {
+                    let v = d_prime[y * w + k] - c_prime[y * w + k] * next[k];
+                    out[y * w + k] = v as f32;
+                    next[k] = v;
+                }
+            }
+            out
+        })
+        .collect();
+    heights
+        .par_chunks_mut(width)
         .enumerate()
-        .for_each(|(x, column)| {
-            for (y, v) in column.iter_mut().enumerate() {
-                *v = src[y * width + x];
+        .for_each(|(y, row)| {
+            for (&(x0, x1), strip) in strips.iter().zip(&solved) {
+                let w = x1 - x0;
+                row[x0..x1].copy_from_slice(&strip[y * w..(y + 1) * w]);
             }
         });
-    out
 }

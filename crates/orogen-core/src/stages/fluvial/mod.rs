@@ -25,7 +25,7 @@ pub mod step;
 
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
-use crate::hydro::{Outlets, Routing, breach_shallow, fill_levels};
+use crate::hydro::{Edges, FlowGrid, Outlets, Routing, breach_shallow, fill_levels};
 use crate::params::{Choice, ParamVisitor, Params, visit_choice};
 use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
@@ -44,6 +44,25 @@ const SERIAL_CELLS: usize = 1 << 17;
 /// 0.46 to 0.80). Larger worlds run their finest levels by blocks, so a
 /// window of them needs only its own blocks in memory.
 pub const DEFAULT_BLOCK_SIZE: u32 = 8192;
+
+/// One level's run: what [`FluvialErosion::run_level`] needs besides the
+/// map it erodes.
+pub struct LevelRun<'a> {
+    /// The stage's input at this level (uplift follows its heights).
+    pub input: &'a Heightmap,
+    /// The height range uplift and the base level are measured over.
+    pub range: (f32, f32),
+    /// Metres between cells at this level.
+    pub cell_size: f32,
+    /// Steps to run.
+    pub steps: u32,
+    /// Each step's length as a multiple of the coarse step.
+    pub dt_scale: f64,
+    /// Where water leaves the level (or block).
+    pub outlets: Outlets,
+    /// Outlets that keep their height: a block's cut edges.
+    pub held: Edges,
+}
 
 /// How the uplift rate varies over the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -340,6 +359,7 @@ impl FluvialErosion {
             dt: self.duration as f64 / self.steps.max(1) as f64,
             cell_size: cell_size as f64,
             outlets: self.outlets(),
+            held: Edges::default(),
             base_level: Some(if self.sea { self.sea_level } else { lowest }),
         }
     }
@@ -368,32 +388,31 @@ impl FluvialErosion {
         }
     }
 
-    /// Runs `steps` steps of erosion plus diffusion on `map` (cells
-    /// `cell_size` apart), each `dt_scale` times the coarse step, with
-    /// uplift measured on `input`; calls `after_step` after each and stops
-    /// (returning false) when it returns false.
-    pub fn run_steps(
+    /// Runs one level's steps of erosion plus diffusion on `map` (the
+    /// whole level or a block of it), each `level.dt_scale` times the
+    /// coarse step, with uplift measured on `level.input`; calls
+    /// `after_step` after each and stops (returning false) when it
+    /// returns false. The one step loop of the whole map and the blocks.
+    pub fn run_level(
         &self,
         map: &mut Heightmap,
-        input: &Heightmap,
-        cell_size: f32,
-        steps: u32,
-        dt_scale: f64,
+        level: &LevelRun,
         after_step: &mut dyn FnMut(u32) -> bool,
     ) -> bool {
-        let mut p = self.step_params(cell_size, input.range().0);
-        p.dt *= dt_scale;
-        let uplift = (self.uplift > 0.0).then(|| self.uplift_field(input));
-        let width = map.width();
-        for s in 0..steps {
-            stream_power_step(map.data_mut(), width, uplift.as_deref(), &p);
+        let mut p = self.step_params(level.cell_size, level.range.0);
+        p.dt *= level.dt_scale;
+        p.outlets = level.outlets;
+        p.held = level.held;
+        let uplift = (self.uplift > 0.0).then(|| self.uplift_field_in(level.input, level.range));
+        let mut grid = FlowGrid::new(map.data(), map.width(), &p.outlets, p.held);
+        for s in 0..level.steps {
+            stream_power_step(map.data_mut(), &mut grid, uplift.as_deref(), &p);
             diffusion::diffuse(
                 map.data_mut(),
-                width,
+                &grid,
                 self.diffusivity as f64,
                 p.dt,
                 p.cell_size,
-                &p.outlets,
             );
             if !after_step(s) {
                 return false;
@@ -527,11 +546,16 @@ impl StageOp for FluvialErosion {
             // Finer levels refine the valleys to their sampling: their
             // steps shorten with the cell, as the time to cross a cell does.
             let dt_scale = (cell / coarse_cell) as f64;
-            let mut run = || {
-                self.run_steps(&mut level_map, &input, cell, steps, dt_scale, &mut |_| {
-                    !ctx.cancelled()
-                })
+            let level = LevelRun {
+                input: &input,
+                range: input.range(),
+                cell_size: cell,
+                steps,
+                dt_scale,
+                outlets: self.outlets(),
+                held: Edges::default(),
             };
+            let mut run = || self.run_level(&mut level_map, &level, &mut |_| !ctx.cancelled());
             // A small level's steps are a few microseconds of work each,
             // less than waking the other threads costs: one thread runs
             // them (same bytes on any thread count).

@@ -1,8 +1,9 @@
-//! One stream-power step: uplift, routing with depressions carved out,
-//! drainage area, and the implicit incision solve of Braun & Willett
-//! (2013), walked from the outlets upstream.
+//! One stream-power step, composed of separate pieces: uplift, routing
+//! with depressions carved out and the drainage area ([`Routing`]), and
+//! the stream-power eroder, the implicit incision solve of Braun & Willett
+//! (2013) walked from the outlets upstream ([`incise`]).
 
-use crate::hydro::{Outlets, Routing, drainage_cells, link_length};
+use crate::hydro::{Edges, FlowGrid, NodeStatus, Outlets, Routing};
 use rayon::prelude::*;
 
 /// The numbers one step needs, in metres and years.
@@ -20,43 +21,15 @@ pub struct StepParams {
     pub cell_size: f64,
     /// Where water leaves the map.
     pub outlets: Outlets,
+    /// Edges whose outlets keep their height instead of eroding towards
+    /// the base level: where a block of a fine level is cut out of the
+    /// world (the world goes on beyond them).
+    pub held: Edges,
     /// The height water leaving the map falls to: an outlet above it
     /// erodes towards it one cell away, so edges that start high wear
     /// down with the land behind them instead of standing as walls.
     /// `None` holds outlets fixed.
     pub base_level: Option<f32>,
-}
-
-/// Edges of the grid whose outlets keep their height instead of eroding
-/// towards the base level: the edges where a block of a fine level is cut
-/// out of the world (the world goes on beyond them).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct HeldEdges {
-    /// Row 0.
-    pub north: bool,
-    /// The last row.
-    pub south: bool,
-    /// Column 0.
-    pub west: bool,
-    /// The last column.
-    pub east: bool,
-}
-
-impl HeldEdges {
-    /// Whether cell `i` of a `width × height` grid lies on a held edge.
-    #[inline]
-    pub fn holds(&self, i: usize, width: usize, height: usize) -> bool {
-        let (x, y) = (i % width, i / width);
-        (self.west && x == 0)
-            || (self.east && x + 1 == width)
-            || (self.north && y == 0)
-            || (self.south && y + 1 == height)
-    }
-
-    /// Whether any edge is held.
-    pub fn any(&self) -> bool {
-        self.north || self.south || self.west || self.east
-    }
 }
 
 /// What a step saw, for progress and tests.
@@ -87,8 +60,8 @@ fn area_factor(table: &[f64], cells: u32, m: f64, cell_area: f64) -> f64 {
 }
 
 /// Erodes `heights` (already uplifted) by one implicit stream-power step
-/// over `routing`, with `cells` the drainage area in cells. An outlet
-/// erodes towards the base level one cell beyond it.
+/// over `routing` on `grid`. An outlet erodes towards the base level one
+/// cell beyond it; a held one keeps its height.
 ///
 /// Each cell is solved after its receiver. It erodes towards the level
 /// water stands at in its receiver: the receiver's new height, or the
@@ -98,53 +71,45 @@ fn area_factor(table: &[f64], cells: u32, m: f64, cell_area: f64) -> f64 {
 /// above that level (a lake bottom, a carved path) is left as it is: the
 /// solve never raises a cell. One pass in drainage order, on one
 /// thread: the bytes cannot depend on the thread count.
-pub fn incise(heights: &mut [f32], routing: &Routing, cells: &[u32], p: &StepParams) {
-    incise_held(heights, routing, cells, p, HeldEdges::default());
-}
-
-/// [`incise`], with the outlets on `held` edges kept at their height.
-pub fn incise_held(
-    heights: &mut [f32],
-    routing: &Routing,
-    cells: &[u32],
-    p: &StepParams,
-    held: HeldEdges,
-) {
+pub fn incise(heights: &mut [f32], routing: &Routing, grid: &FlowGrid, p: &StepParams) {
     let cell_area = p.cell_size * p.cell_size;
     let table = area_factors(p.area_exponent, cell_area);
     let k_dt = p.erodibility * p.dt;
     let width = routing.width;
     let n = p.slope_exponent;
-    let len = heights.len();
-    let rows = len / width.max(1);
-    let mut level = vec![0f32; len];
+    let (axis, diagonal) = (
+        p.cell_size,
+        std::f64::consts::SQRT_2 as f32 as f64 * p.cell_size,
+    );
+    let mut level = vec![0f32; heights.len()];
     let h = heights;
+    let (receivers, cells, status) = (&routing.receivers, &routing.cells, &grid.status);
     for &i in &routing.order {
-        let (i, r) = (i as usize, routing.receivers[i as usize] as usize);
+        let (i, r) = (i as usize, receivers[i as usize] as usize);
         let (base, distance) = if r == i {
-            match p.base_level {
-                Some(base) if !(held.any() && held.holds(i, width, rows)) => (base, p.cell_size),
+            match (p.base_level, status[i]) {
+                (Some(base), s) if s != NodeStatus::Held => (base, p.cell_size),
                 _ => {
                     level[i] = h[i];
                     continue;
                 }
             }
         } else {
-            let length = link_length(i as u32, r as u32, width) as f64;
-            (level[r], length * p.cell_size)
+            let straight = i.abs_diff(r) == 1 || i.abs_diff(r) == width;
+            (level[r], if straight { axis } else { diagonal })
         };
         if h[i] <= base {
             level[i] = base;
             continue;
         }
         let a_m = area_factor(&table, cells[i], p.area_exponent, cell_area);
-        h[i] = solve_cell(h[i] as f64, base as f64, k_dt * a_m, distance, n) as f32;
         // Rounding to f32 may land on the base itself, never below.
-        h[i] = h[i].max(base);
-        level[i] = h[i];
+        let solved =
+            (solve_cell(h[i] as f64, base as f64, k_dt * a_m, distance, n) as f32).max(base);
+        h[i] = solved;
+        level[i] = solved;
     }
 }
-
 /// The new height of a cell at `h` above its receiver's new height `hr`:
 /// h' − h + K·dt·A^m·((h' − hr)/d)^n = 0, directly for n = 1, by Newton
 /// otherwise (always between `hr` and `h`).
@@ -173,52 +138,36 @@ pub fn solve_cell(h: f64, hr: f64, k_dt_am: f64, distance: f64, n: f64) -> f64 {
     hr + x
 }
 
-/// One whole step on `heights` (row-major, `width` wide): adds
-/// `uplift[i]·dt` to every cell that is not an outlet, routes, counts
-/// drainage area and incises. Diffusion is separate ([`super::diffusion`]).
+/// One whole step on `heights` over `grid`: adds `uplift[i]·dt` to
+/// every core node, routes, counts drainage area and incises; returns the
+/// routing it eroded over. Diffusion is separate ([`super::diffusion`]).
 pub fn stream_power_step(
     heights: &mut [f32],
-    width: usize,
+    grid: &mut FlowGrid,
     uplift: Option<&[f32]>,
     p: &StepParams,
 ) -> (Routing, StepReport) {
-    stream_power_step_held(heights, width, uplift, p, HeldEdges::default())
-}
-
-/// [`stream_power_step`], with the outlets on `held` edges kept at their
-/// height (a block's cut edges).
-pub fn stream_power_step_held(
-    heights: &mut [f32],
-    width: usize,
-    uplift: Option<&[f32]>,
-    p: &StepParams,
-    held: HeldEdges,
-) -> (Routing, StepReport) {
+    grid.update_sea(heights);
     if let Some(uplift) = uplift {
-        uplift_cells(heights, width, uplift, p);
+        uplift_cells(heights, grid, uplift, p.dt);
     }
-    let routing = Routing::new(heights, width, &p.outlets);
-    let cells = drainage_cells(&routing);
-    incise_held(heights, &routing, &cells, p, held);
+    let routing = Routing::on_grid(heights, grid);
+    incise(heights, &routing, grid, p);
     let report = StepReport {
         pits_resolved: routing.pits_resolved,
     };
     (routing, report)
 }
 
-/// Raises every non-outlet cell by its uplift rate times dt.
-pub fn uplift_cells(heights: &mut [f32], width: usize, uplift: &[f32], p: &StepParams) {
-    let height = heights.len() / width;
-    let dt = p.dt as f32;
+/// Raises every core node of `grid` by its uplift rate times `dt` years.
+pub fn uplift_cells(heights: &mut [f32], grid: &FlowGrid, uplift: &[f32], dt: f64) {
+    let dt = dt as f32;
     heights
-        .par_chunks_mut(width)
-        .zip(uplift.par_chunks(width))
-        .enumerate()
-        .for_each(|(y, (row, up))| {
-            for (x, (h, &u)) in row.iter_mut().zip(up).enumerate() {
-                if !p.outlets.is_outlet(x, y, width, height, *h) {
-                    *h += u * dt;
-                }
+        .par_iter_mut()
+        .zip(uplift.par_iter().zip(grid.status.par_iter()))
+        .for_each(|(h, (&u, &s))| {
+            if s == NodeStatus::Core {
+                *h += u * dt;
             }
         });
 }

@@ -1,20 +1,7 @@
-//! Drainage area and lake levels over a [`Routing`].
+//! Lake levels over a [`Routing`]: filling depressions to their spill
+//! level, or breaching the shallow ones.
 
-use super::order::Routing;
-
-/// How many cells drain through each cell (itself included): integer
-/// counts, so the sum is exact in any order. Multiply by the cell area for
-/// square metres.
-pub fn drainage_cells(routing: &Routing) -> Vec<u32> {
-    let mut cells = vec![1u32; routing.receivers.len()];
-    for &i in routing.order.iter().rev() {
-        let r = routing.receivers[i as usize];
-        if r != i {
-            cells[r as usize] += cells[i as usize];
-        }
-    }
-    cells
-}
+use super::routing::Routing;
 
 /// The level water stands at in each cell: its own height, or the spill
 /// level of the depression it lies in (the highest height on its way to an

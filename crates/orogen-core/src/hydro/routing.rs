@@ -1,0 +1,76 @@
+//! [`Routing`]: receivers that drain every cell to an outlet, the order
+//! to walk them in and the drainage area. Walking the order forwards
+//! visits receivers before their donors (the implicit erosion solve);
+//! backwards, donors before receivers.
+
+use super::Outlets;
+use super::depressions::route_out_of_depressions;
+use super::drainage_order::drainage_order;
+use super::grid::{Edges, FlowGrid};
+use super::receivers::steepest_receivers;
+use rayon::prelude::*;
+
+/// Receivers that drain every cell to an outlet, the order to walk them
+/// and how many cells drain through each.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Routing {
+    /// Cells in a row.
+    pub width: usize,
+    /// Receiver of each cell (row-major); an outlet is its own receiver.
+    pub receivers: Vec<u32>,
+    /// Every cell once, each after its receiver.
+    pub order: Vec<u32>,
+    /// How many cells drain through each cell, itself included (integer
+    /// counts: exact in any order). Times the cell area, the drainage
+    /// area.
+    pub cells: Vec<u32>,
+    /// Pits routed out through their basin's lowest pass this time.
+    pub pits_resolved: usize,
+}
+
+impl Routing {
+    /// Routes water over `heights` (row-major, `width` wide) leaving at
+    /// `outlets`: [`Routing::on_grid`] on the grid they make.
+    pub fn new(heights: &[f32], width: usize, outlets: &Outlets) -> Routing {
+        let grid = FlowGrid::new(heights, width, outlets, Edges::default());
+        Routing::on_grid(heights, &grid)
+    }
+
+    /// Routes water over `heights` on `grid`: steepest descent, then each
+    /// closed basin carved out through its lowest pass (see
+    /// [`super::depressions`]). Every cell then drains to an outlet of the
+    /// grid; cells inside a depression reach it along a carved path that
+    /// climbs to the pass without changing any height.
+    pub fn on_grid(heights: &[f32], grid: &FlowGrid) -> Routing {
+        let width = grid.width;
+        let mut receivers = steepest_receivers(heights, grid);
+        let is_outlet = |i: usize| grid.is_outlet(i);
+        // Pits: roots that are not outlets, found per cell in parallel.
+        let pit_count = receivers
+            .par_iter()
+            .enumerate()
+            .filter(|&(i, &r)| r as usize == i && !is_outlet(i))
+            .count();
+        if pit_count == 0 {
+            let walk = drainage_order(&receivers, false);
+            return Routing {
+                width,
+                order: walk.order,
+                cells: walk.cells,
+                receivers,
+                pits_resolved: 0,
+            };
+        }
+        let first = drainage_order(&receivers, true);
+        route_out_of_depressions(heights, width, &mut receivers, &first, &is_outlet);
+        drop(first);
+        let second = drainage_order(&receivers, false);
+        Routing {
+            width,
+            receivers,
+            order: second.order,
+            cells: second.cells,
+            pits_resolved: pit_count,
+        }
+    }
+}
