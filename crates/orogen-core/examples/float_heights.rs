@@ -15,6 +15,8 @@ use orogen_core::pipeline::{RunHooks, run_once};
 use std::error::Error;
 
 fn main() -> Result<(), Box<dyn Error>> {
+    // The allocator as the binary sets it.
+    orogen_core::memory::keep_freed_memory();
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut without = Vec::new();
     while let Some(at) = args.iter().position(|a| a == "--without") {

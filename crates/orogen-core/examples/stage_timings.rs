@@ -21,6 +21,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn Error>> {
+    // The allocator as the binary sets it.
+    orogen_core::memory::keep_freed_memory();
     let mut args = std::env::args().skip(1);
     let recipe_name = args.next().unwrap_or_else(|| "default".into());
     let (mut recipe, base_dir) = load_recipe_at(&recipe_name, args.next().as_deref())?;

@@ -49,6 +49,30 @@ impl Pass {
         };
         ((level as u128) << 64) | ((self.low_cell as u128) << 32) | self.high_cell as u128
     }
+
+    /// The same order in 64 bits, for maps under 2³⁰ cells `width` wide:
+    /// the level, the low cell in 30 bits and which of the four later
+    /// neighbours the high cell is (they follow in index order, so the
+    /// two bits sort like the high cell).
+    fn short_key(&self, width: usize) -> u64 {
+        let bits = self.level.to_bits();
+        let level = if bits >> 31 == 1 {
+            !bits
+        } else {
+            bits | 0x8000_0000
+        };
+        let d = (self.high_cell - self.low_cell) as usize;
+        let neighbour = if d == 1 {
+            0
+        } else if d + 1 == width {
+            1
+        } else if d == width {
+            2
+        } else {
+            3
+        };
+        ((level as u64) << 32) | ((self.low_cell as u64) << 2) | neighbour
+    }
 }
 
 /// Basin id of every cell: 0 for cells draining to an outlet, 1.. for each
@@ -111,12 +135,33 @@ pub fn basin_passes(heights: &[f32], width: usize, basins: &[u32]) -> Vec<Pass> 
 /// For each basin 1..=count, the pass it spills through: (cell inside the
 /// basin, cell across the pass), from the minimum spanning tree of the
 /// basin graph rooted at the outlets.
-pub fn spill_passes(basins: &[u32], count: usize, passes: Vec<Pass>) -> Vec<(u32, u32)> {
-    let mut keys: Vec<u128> = passes.par_iter().map(Pass::sort_key).collect();
-    drop(passes);
-    keys.par_sort_unstable();
+pub fn spill_passes(
+    basins: &[u32],
+    count: usize,
+    width: usize,
+    passes: Vec<Pass>,
+) -> Vec<(u32, u32)> {
     // In order, the two cells of each pass (its level has done its job).
-    let passes = keys.into_iter().map(|k| ((k >> 32) as u32, k as u32));
+    let ordered: Vec<(u32, u32)> = if basins.len() < 1 << 30 {
+        // Sorting 64-bit keys is about half the work of 128-bit ones.
+        let mut keys: Vec<u64> = passes.par_iter().map(|p| p.short_key(width)).collect();
+        drop(passes);
+        keys.par_sort_unstable();
+        let step = [1, width as u32 - 1, width as u32, width as u32 + 1];
+        keys.into_iter()
+            .map(|k| {
+                let low = ((k >> 2) & 0x3fff_ffff) as u32;
+                (low, low + step[(k & 3) as usize])
+            })
+            .collect()
+    } else {
+        let mut keys: Vec<u128> = passes.par_iter().map(Pass::sort_key).collect();
+        drop(passes);
+        keys.par_sort_unstable();
+        keys.into_iter()
+            .map(|k| ((k >> 32) as u32, k as u32))
+            .collect()
+    };
     let mut parent: Vec<u32> = (0..=count as u32).collect();
     fn find(parent: &mut [u32], mut a: u32) -> u32 {
         while parent[a as usize] != a {
@@ -129,7 +174,7 @@ pub fn spill_passes(basins: &[u32], count: usize, passes: Vec<Pass>) -> Vec<(u32
     // The tree's edges per basin, as (other basin, cell here, cell there).
     let mut adjacent: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); count + 1];
     let mut joined = 0;
-    for (low_cell, high_cell) in passes {
+    for (low_cell, high_cell) in ordered {
         let (a, b) = (basins[low_cell as usize], basins[high_cell as usize]);
         let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
         if ra == rb {
@@ -173,7 +218,7 @@ pub fn route_out_of_depressions(
 ) {
     let (basins, count) = basin_ids(first, is_outlet);
     let passes = basin_passes(heights, width, &basins);
-    let spill = spill_passes(&basins, count, passes);
+    let spill = spill_passes(&basins, count, width, passes);
     for &(inside, across) in spill.iter().skip(1) {
         // Every basin joins the tree: the grid is connected and some cell
         // is an outlet (checked by the caller's parameters).

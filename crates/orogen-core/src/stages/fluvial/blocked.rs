@@ -372,7 +372,7 @@ impl Stepping<'_> {
             range: self.range,
             cell_size: cell,
             steps: s.level_steps(k),
-            dt_scale: (cell / self.coarse_cell) as f64,
+            dt_scale: s.level_dt_scale(k, cell / self.coarse_cell),
             outlets,
             held,
         };

@@ -147,6 +147,13 @@ pub struct FluvialErosion {
     /// Steps at the first finer level; each further doubling up to the
     /// map's size runs half as many (at least one, unless this is 0).
     pub refine_steps: u32,
+    /// Years of a refine step at the coarse level's cell; a level with
+    /// half the cell runs steps half as long. Short refine steps sharpen the coarse
+    /// level's valleys without cutting new ones at the finer cells, so
+    /// the coarse level may take few long steps. 0: the coarse step
+    /// (`duration / steps`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub refine_years: f32,
     /// Cells a side of the world-aligned blocks that levels finer than
     /// one block run on ([`blocks`]), so that any window of the map is an
     /// exact crop of the whole map; 0 runs every level on the whole map.
@@ -167,6 +174,10 @@ fn default_block_size() -> u32 {
 
 fn is_default_block_size(size: &u32) -> bool {
     *size == DEFAULT_BLOCK_SIZE
+}
+
+fn is_zero(v: &f32) -> bool {
+    *v == 0.0
 }
 
 fn default_breach_depth() -> f32 {
@@ -200,6 +211,7 @@ impl Default for FluvialErosion {
             coarse_size: 257,
             steps: 100,
             refine_steps: 4,
+            refine_years: 0.0,
             block_size: DEFAULT_BLOCK_SIZE,
             stop_after_steps: None,
         }
@@ -322,6 +334,12 @@ impl Params for FluvialErosion {
             0..=200,
             "Steps at the first finer level; each further doubling up to the map's size runs half as many (at least one).",
         );
+        v.float(
+            "refine_years",
+            &mut self.refine_years,
+            0.0..=1_000_000.0,
+            "Years of each refine step at the coarse cell (halved with each doubling); 0: duration / steps. Short refine steps sharpen the coarse valleys without cutting new ones, so the coarse level can take a few long steps.",
+        );
         v.int(
             "block_size",
             &mut self.block_size,
@@ -419,6 +437,27 @@ impl FluvialErosion {
             }
         }
         true
+    }
+
+    /// Each step of level `k` as a multiple of the coarse step, at
+    /// `cell_ratio` times the coarse cell: finer levels refine the valleys
+    /// to their sampling, and their steps shorten with the cell, as the
+    /// time for a river to cross a cell does. They start from
+    /// `refine_years` (or the coarse step) at the coarse cell.
+    pub fn level_dt_scale(&self, k: usize, cell_ratio: f32) -> f64 {
+        if k == 0 {
+            return 1.0;
+        }
+        let coarse_dt = self.duration as f64 / self.steps.max(1) as f64;
+        let refine_dt = if self.refine_years > 0.0 {
+            self.refine_years as f64
+        } else {
+            coarse_dt
+        };
+        if coarse_dt <= 0.0 {
+            return 0.0;
+        }
+        refine_dt / coarse_dt * cell_ratio as f64
     }
 
     /// Steps at level `k` (0: the coarse level).
@@ -545,7 +584,7 @@ impl StageOp for FluvialErosion {
             let steps = self.level_steps(k);
             // Finer levels refine the valleys to their sampling: their
             // steps shorten with the cell, as the time to cross a cell does.
-            let dt_scale = (cell / coarse_cell) as f64;
+            let dt_scale = self.level_dt_scale(k, cell / coarse_cell);
             let level = LevelRun {
                 input: &input,
                 range: input.range(),
