@@ -1,4 +1,5 @@
-//! The whole `default` preset: heightmap + splat + mesh.
+//! The whole `default` preset (heightmap + splat + mesh), and an edit of
+//! each eroded preset through to its eroded map.
 
 use criterion::{Criterion, criterion_group};
 use orogen_core::mesh::build_mesh;
@@ -39,7 +40,24 @@ fn whole_default(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, whole_default);
+/// An edit of the first stage of every shipped preset with fluvial
+/// erosion, through to the eroded map: the whole pipeline at each preview
+/// size (the viewer re-runs every stage after an edited one).
+fn eroded_presets(c: &mut Criterion) {
+    let mut group = c.benchmark_group("eroded-edit");
+    group.sample_size(10);
+    for preset in ["eroded-mountains", "river-valley", "lake-valley"] {
+        for side in [257u32, 513, 1025] {
+            let recipe = presets::load(preset).unwrap().unwrap().resampled(side);
+            group.bench_function(format!("{preset}/{side}"), |b| {
+                b.iter(|| black_box(generate(&recipe, None).unwrap().map.data().len()))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, whole_default, eroded_presets);
 
 /// `criterion_main!` with the allocator tuned first, as the binary does at
 /// start, so every figure is measured under the same allocator settings.
