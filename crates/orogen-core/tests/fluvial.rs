@@ -581,6 +581,34 @@ fn quick_fluvial() -> FluvialErosion {
     }
 }
 
+/// `refine_years` sets only the refine steps: 0 and the coarse step
+/// (duration / steps) give the same bytes, another length changes the
+/// finer levels, and a map no larger than the coarse level (no refine
+/// steps) does not see it.
+#[test]
+fn refine_years_sets_only_the_refine_steps() {
+    let run = |fluvial: FluvialErosion, side: u32| {
+        let mut recipe = fluvial_recipe(fluvial);
+        recipe.width = side;
+        recipe.height = side;
+        bits(
+            orogen_core::run_once(&recipe, None, Default::default())
+                .unwrap()
+                .map
+                .data(),
+        )
+    };
+    let base = quick_fluvial();
+    let coarse_step = base.duration / base.steps as f32;
+    let with = |years: f32| FluvialErosion {
+        refine_years: years,
+        ..quick_fluvial()
+    };
+    assert!(run(with(0.0), 257) == run(with(coarse_step), 257));
+    assert!(run(with(0.0), 257) != run(with(coarse_step / 10.0), 257));
+    assert!(run(with(0.0), 65) == run(with(coarse_step / 10.0), 65));
+}
+
 #[test]
 fn the_stage_gives_the_same_bytes_for_1_2_and_8_threads() {
     assert_eq!(
