@@ -8,7 +8,8 @@ pub struct DrainageOrder {
     /// Cells, each after its receiver.
     pub order: Vec<u32>,
     /// How many cells drain through each cell, itself included: integer
-    /// counts, so the sum is exact in any order.
+    /// counts, so the sum is exact in any order. Empty when roots were
+    /// asked for (the order before carving, which only finds basins).
     pub cells: Vec<u32>,
     /// Roots (cells that are their own receiver), in index order; empty
     /// unless asked for.
@@ -36,7 +37,8 @@ pub fn drainage_order(receivers: &[u32], with_roots: bool) -> DrainageOrder {
             pending[r as usize] += 1;
         }
     }
-    let mut cells = vec![1u32; n];
+    let count = !with_roots;
+    let mut cells = if count { vec![1u32; n] } else { Vec::new() };
     // Filled from the back: the walk lists donors first.
     let mut order = vec![0u32; n];
     let mut next = n;
@@ -53,7 +55,9 @@ pub fn drainage_order(receivers: &[u32], with_roots: bool) -> DrainageOrder {
             if r == c {
                 break;
             }
-            cells[r] += cells[c];
+            if count {
+                cells[r] += cells[c];
+            }
             pending[r] -= 1;
             if pending[r] != 0 {
                 break;

@@ -9,7 +9,7 @@
 //! Outlets are held fixed; an edge that does not drain lets nothing
 //! through (zero flux).
 
-use crate::hydro::FlowGrid;
+use crate::hydro::{FlowGrid, NodeStatus};
 use rayon::prelude::*;
 
 /// Columns solved together in the column sweep: a strip's rows are read
@@ -29,31 +29,25 @@ pub fn diffuse(heights: &mut [f32], grid: &FlowGrid, d: f64, dt: f64, cell_size:
     let r = d * dt / (cell_size * cell_size);
     let fixed = &grid.status;
     // Along rows, in place: each row's solve reads only its own row.
+    // The elimination's coefficients depend only on which cells of the
+    // row are fixed, not on its heights: rows with the same fixed cells
+    // as the last one (nearly all of them) reuse its coefficients, so the
+    // sweep is a multiply-add per cell instead of two divisions.
     heights.par_chunks_mut(width).enumerate().for_each_init(
-        || (vec![0f64; width], vec![0f64; width]),
-        |(c_prime, d_prime), (y, row)| {
+        || (LineCoefficients::new(width), vec![0f64; width]),
+        |(coefficients, d_prime), (y, row)| {
             let fixed = &fixed[y * width..(y + 1) * width];
+            coefficients.update(fixed, r);
+            let LineCoefficients {
+                lower,
+                c_prime,
+                inverse,
+                ..
+            } = &*coefficients;
+            let mut dp = 0.0;
             for x in 0..width {
-                let (a, b, c, rhs) = if fixed[x].is_outlet() {
-                    (0.0, 1.0, 0.0, row[x] as f64)
-                } else {
-                    let west = x > 0;
-                    let east = x + 1 < width;
-                    (
-                        if west { -r } else { 0.0 },
-                        1.0 + r * (west as u8 + east as u8) as f64,
-                        if east { -r } else { 0.0 },
-                        row[x] as f64,
-                    )
-                };
-                let (cp, dp) = if x == 0 {
-                    (0.0, 0.0)
-                } else {
-                    (c_prime[x - 1], d_prime[x - 1])
-                };
-                let denom = b - a * cp;
-                c_prime[x] = c / denom;
-                d_prime[x] = (rhs - a * dp) / denom;
+                dp = (row[x] as f64 - lower[x] * dp) * inverse[x];
+                d_prime[x] = dp;
             }
             let mut next = 0.0;
             for x in (0..width).rev() {
@@ -104,9 +98,9 @@ pub fn diffuse(heights: &mut [f32], grid: &FlowGrid, d: f64, dt: f64, cell_size:
                     } else {
                         (0.0, 0.0)
                     };
-                    let denom = b - a * cp;
-                    here[k] = c / denom;
-                    d_here[k] = (rhs - a * dp) / denom;
+                    let inverse = 1.0 / (b - a * cp);
+                    here[k] = c * inverse;
+                    d_here[k] = (rhs - a * dp) * inverse;
                 }
             }
             let mut out = vec![0f32; w * height];
@@ -130,4 +124,62 @@ pub fn diffuse(heights: &mut [f32], grid: &FlowGrid, d: f64, dt: f64, cell_size:
                 row[x0..x1].copy_from_slice(&strip[y * w..(y + 1) * w]);
             }
         });
+}
+
+/// The Thomas algorithm's coefficients for one line of `width` cells
+/// with given fixed cells, kept while the next line has the same ones.
+struct LineCoefficients {
+    /// The fixed cells they were computed for.
+    fixed: Vec<NodeStatus>,
+    /// Each cell's coupling to the cell before it (−r, or 0).
+    lower: Vec<f64>,
+    /// The eliminated coupling to the cell after it.
+    c_prime: Vec<f64>,
+    /// One over each cell's eliminated diagonal.
+    inverse: Vec<f64>,
+    /// The r they were computed for.
+    r: f64,
+}
+
+impl LineCoefficients {
+    fn new(width: usize) -> Self {
+        LineCoefficients {
+            fixed: Vec::new(),
+            lower: vec![0.0; width],
+            c_prime: vec![0.0; width],
+            inverse: vec![0.0; width],
+            r: f64::NAN,
+        }
+    }
+
+    /// Recomputes the coefficients unless `fixed` and `r` are those of
+    /// the last line.
+    fn update(&mut self, fixed: &[NodeStatus], r: f64) {
+        if self.r == r && self.fixed == fixed {
+            return;
+        }
+        let width = fixed.len();
+        let mut cp = 0.0;
+        for (x, status) in fixed.iter().enumerate() {
+            let (a, b, c) = if status.is_outlet() {
+                (0.0, 1.0, 0.0)
+            } else {
+                let west = x > 0;
+                let east = x + 1 < width;
+                (
+                    if west { -r } else { 0.0 },
+                    1.0 + r * (west as u8 + east as u8) as f64,
+                    if east { -r } else { 0.0 },
+                )
+            };
+            let inverse = 1.0 / (b - a * cp);
+            cp = c * inverse;
+            self.lower[x] = a;
+            self.c_prime[x] = cp;
+            self.inverse[x] = inverse;
+        }
+        self.fixed.clear();
+        self.fixed.extend_from_slice(fixed);
+        self.r = r;
+    }
 }

@@ -382,11 +382,6 @@ impl FluvialErosion {
         }
     }
 
-    /// The uplift rate of every cell of `input`.
-    pub fn uplift_field(&self, input: &Heightmap) -> Vec<f32> {
-        self.uplift_field_in(input, input.range())
-    }
-
     /// The uplift rate of every cell of `input`, scaled (by height) over
     /// `range` rather than `input`'s own: a block of a level shares the
     /// world's range.
@@ -425,6 +420,8 @@ impl FluvialErosion {
         let mut grid = FlowGrid::new(map.data(), map.width(), &p.outlets, p.held);
         for s in 0..level.steps {
             stream_power_step(map.data_mut(), &mut grid, uplift.as_deref(), &p);
+            // Cells the incision lowered to the sea level hold still.
+            grid.update_sea(map.data());
             diffusion::diffuse(
                 map.data_mut(),
                 &grid,
