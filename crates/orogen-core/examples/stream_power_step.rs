@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     for _ in 0..steps {
         let start = Instant::now();
         let routing = Routing::on_grid(&map, &grid);
-        incise(&mut map, &routing, &grid, &p);
+        incise(&mut map, &routing, &grid, None, &p);
         times.push(start.elapsed().as_secs_f64() * 1000.0);
     }
     times.sort_by(f64::total_cmp);

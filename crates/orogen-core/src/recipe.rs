@@ -278,6 +278,16 @@ impl Recipe {
             if let Some(mask) = &entry.mask {
                 mask.validate(&format!("{prefix}.mask"))?;
             }
+            if let crate::stages::Stage::FluvialErosion(f) = &entry.stage {
+                for (name, map) in [
+                    ("uplift_map", &f.uplift_map),
+                    ("hardness_map", &f.hardness_map),
+                ] {
+                    if let Some(map) = map {
+                        map.validate(&format!("{prefix}.{name}"))?;
+                    }
+                }
+            }
         }
         self.tiles.validate()
     }

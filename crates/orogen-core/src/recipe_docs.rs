@@ -74,6 +74,19 @@ pub fn recipe_reference_markdown() -> String {
         out.push('\n');
     }
     out.push_str(
+        "### Fluvial erosion's uplift and hardness maps\n\n\
+         `FluvialErosion` also takes two optional maps, written like a stage's\n\
+         `mask` (`(source: ..., range: (min, max), soft, invert)`, sources\n\
+         `Height`, `Slope`, `Flow`, `Lakes`, `Image(\"file.png\")` or\n\
+         `Painted(...)`), each a weight 0..1 per cell that holds at every size:\n\
+         `uplift_map` multiplies each cell's uplift rate by its weight (where the\n\
+         land rises), and `hardness_map` gives rock of erodibility\n\
+         `erodibility × hard_rock` where its weight is 1, blending to\n\
+         `erodibility` where it is 0. Both are left out when absent. A world\n\
+         eroded by blocks (more than `block_size` cells a side) takes only maps\n\
+         by `Height`.\n\n",
+    );
+    out.push_str(
         "## Tiles\n\n\
          `tiles: (auto_bands: bool, bands_from_zero: bool, tiles: [Tile, ...])`,\n\
          lowest band first. With `auto_bands: true` the bands are re-assigned over\n\

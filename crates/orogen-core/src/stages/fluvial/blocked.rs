@@ -175,6 +175,7 @@ impl FluvialErosion {
             coarse_cell,
             extent,
             cancel,
+            base_dir: ctx.base_dir.as_deref(),
         };
 
         // The whole levels: the coarse one and those within one block.
@@ -198,7 +199,7 @@ impl FluvialErosion {
             let finished = single_thread_when_small(dims, || {
                 stepping.run(k, dims, &mut level_map, &input, outlets, Edges::default())
             });
-            if !finished {
+            if !finished? {
                 return Err(StageError::Cancelled);
             }
             below = Some(Level {
@@ -253,7 +254,7 @@ impl FluvialErosion {
                         let routing = Routing::new(m.data(), m.width(), &outlets);
                         breach_shallow(m.data_mut(), &routing, self.breach_depth);
                     }
-                    if !stepping.run(k, dims, &mut m, &input, outlets, held) {
+                    if !stepping.run(k, dims, &mut m, &input, outlets, held)? {
                         return Err(StageError::Cancelled);
                     }
                     if is_last {
@@ -351,6 +352,7 @@ struct Stepping<'a> {
     coarse_cell: f32,
     extent: f32,
     cancel: Option<&'a AtomicBool>,
+    base_dir: Option<&'a std::path::Path>,
 }
 
 impl Stepping<'_> {
@@ -364,7 +366,7 @@ impl Stepping<'_> {
         input: &Heightmap,
         outlets: Outlets,
         held: Edges,
-    ) -> bool {
+    ) -> Result<bool, StageError> {
         let s = self.stage;
         let cell = self.extent / (dims.0 - 1) as f32;
         let level = LevelRun {
@@ -375,6 +377,7 @@ impl Stepping<'_> {
             dt_scale: s.level_dt_scale(k, cell / self.coarse_cell),
             outlets,
             held,
+            base_dir: self.base_dir,
         };
         s.run_level(map, &level, &mut |_| {
             !self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))

@@ -29,10 +29,12 @@ use crate::hydro::{Edges, FlowGrid, Outlets, Routing, breach_shallow, fill_level
 use crate::params::{Choice, ParamVisitor, Params, visit_choice};
 use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
+use crate::stages::mask::{MaskSource, StageMask};
 use crate::window::grid::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use step::{StepParams, stream_power_step};
+use std::path::Path;
+use step::{StepFields, StepParams, stream_power_step};
 
 /// Levels with fewer cells than this run their steps on one thread.
 const SERIAL_CELLS: usize = 1 << 17;
@@ -62,6 +64,8 @@ pub struct LevelRun<'a> {
     pub outlets: Outlets,
     /// Outlets that keep their height: a block's cut edges.
     pub held: Edges,
+    /// Where relative image paths of the uplift and hardness maps resolve.
+    pub base_dir: Option<&'a Path>,
 }
 
 /// How the uplift rate varies over the map.
@@ -162,6 +166,23 @@ pub struct FluvialErosion {
         skip_serializing_if = "is_default_block_size"
     )]
     pub block_size: u32,
+    /// Where the land rises: each cell's uplift rate is multiplied by this
+    /// map's weight (0..1). A painted map, a grey image stretched over the
+    /// world, or one derived from the stage's input (height, slope…), so
+    /// it means the same at every size. None: uplift everywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplift_map: Option<StageMask>,
+    /// Where the rock is hard: where this map's weight is 1 the
+    /// erodibility is `erodibility × hard_rock`, between it blends. None:
+    /// one rock everywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardness_map: Option<StageMask>,
+    /// The hardest rock's erodibility as a share of `erodibility`.
+    #[serde(
+        default = "default_hard_rock",
+        skip_serializing_if = "is_default_hard_rock"
+    )]
+    pub hard_rock: f32,
     /// Demo: run only this many of the coarse level's steps (the same
     /// steps as the whole run, cut short), to watch the valleys form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -174,6 +195,14 @@ fn default_block_size() -> u32 {
 
 fn is_default_block_size(size: &u32) -> bool {
     *size == DEFAULT_BLOCK_SIZE
+}
+
+fn default_hard_rock() -> f32 {
+    0.2
+}
+
+fn is_default_hard_rock(v: &f32) -> bool {
+    *v == default_hard_rock()
 }
 
 fn is_zero(v: &f32) -> bool {
@@ -213,6 +242,9 @@ impl Default for FluvialErosion {
             refine_steps: 4,
             refine_years: 0.0,
             block_size: DEFAULT_BLOCK_SIZE,
+            uplift_map: None,
+            hardness_map: None,
+            hard_rock: default_hard_rock(),
             stop_after_steps: None,
         }
     }
@@ -346,6 +378,12 @@ impl Params for FluvialErosion {
             0..=16384,
             "Cells a side of the fixed blocks that levels larger than one block erode on, mixed across their edges, so that any window of the map equals the same crop of the whole map; 0 erodes every level on the whole map.",
         );
+        v.float(
+            "hard_rock",
+            &mut self.hard_rock,
+            0.0..=1.0,
+            "Erodibility of the hardest rock of the hardness map, as a share of the erodibility (0.2: five times harder).",
+        );
         v.optional_int(
             "stop_after_steps",
             &mut self.stop_after_steps,
@@ -411,15 +449,39 @@ impl FluvialErosion {
         map: &mut Heightmap,
         level: &LevelRun,
         after_step: &mut dyn FnMut(u32) -> bool,
-    ) -> bool {
+    ) -> Result<bool, StageError> {
         let mut p = self.step_params(level.cell_size, level.range.0);
         p.dt *= level.dt_scale;
         p.outlets = level.outlets;
         p.held = level.held;
-        let uplift = (self.uplift > 0.0).then(|| self.uplift_field_in(level.input, level.range));
+        let weights = |mask: &StageMask| mask.weights(level.input, level.cell_size, level.base_dir);
+        let uplift = if self.uplift > 0.0 {
+            let mut field = self.uplift_field_in(level.input, level.range);
+            if let Some(mask) = &self.uplift_map {
+                for (u, w) in field.iter_mut().zip(weights(mask)?) {
+                    *u *= w;
+                }
+            }
+            Some(field)
+        } else {
+            None
+        };
+        let erodibility = match &self.hardness_map {
+            Some(mask) => Some(
+                weights(mask)?
+                    .into_iter()
+                    .map(|w| 1.0 - w * (1.0 - self.hard_rock))
+                    .collect::<Vec<f32>>(),
+            ),
+            None => None,
+        };
+        let fields = StepFields {
+            uplift: uplift.as_deref(),
+            erodibility: erodibility.as_deref(),
+        };
         let mut grid = FlowGrid::new(map.data(), map.width(), &p.outlets, p.held);
         for s in 0..level.steps {
-            stream_power_step(map.data_mut(), &mut grid, uplift.as_deref(), &p);
+            stream_power_step(map.data_mut(), &mut grid, &fields, &p);
             // Cells the incision lowered to the sea level hold still.
             grid.update_sea(map.data());
             diffusion::diffuse(
@@ -430,10 +492,29 @@ impl FluvialErosion {
                 p.cell_size,
             );
             if !after_step(s) {
-                return false;
+                return Ok(false);
             }
         }
-        true
+        Ok(true)
+    }
+
+    /// Refuses uplift and hardness maps that a block or window cannot
+    /// compute from its own cells (anything but height) when the stage
+    /// runs by blocks.
+    fn check_maps_by_blocks(&self) -> Result<(), StageError> {
+        for (name, mask) in [
+            ("uplift_map", &self.uplift_map),
+            ("hardness_map", &self.hardness_map),
+        ] {
+            if let Some(mask) = mask
+                && mask.source != MaskSource::Height
+            {
+                return Err(StageError::Failed(format!(
+                    "fluvial erosion's {name}: only a map by height can be eroded by blocks (worlds of more than block_size cells a side); set block_size to 0 or use a height map"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Each step of level `k` as a multiple of the coarse step, at
@@ -529,6 +610,7 @@ impl StageOp for FluvialErosion {
             return Ok(());
         }
         if let Some((levels, first)) = self.block_schedule(place.world_width, place.world_height) {
+            self.check_maps_by_blocks()?;
             return self.apply_blocked(map, ctx, &levels, first);
         }
         // Every level on the whole map: a window needs all of it (its
@@ -590,6 +672,7 @@ impl StageOp for FluvialErosion {
                 dt_scale,
                 outlets: self.outlets(),
                 held: Edges::default(),
+                base_dir: ctx.base_dir.as_deref(),
             };
             let mut run = || self.run_level(&mut level_map, &level, &mut |_| !ctx.cancelled());
             // A small level's steps are a few microseconds of work each,
@@ -602,7 +685,7 @@ impl StageOp for FluvialErosion {
                 Some(pool) => pool.install(run),
                 None => run(),
             };
-            if !finished {
+            if !finished? {
                 return Err(StageError::Cancelled);
             }
             if last {

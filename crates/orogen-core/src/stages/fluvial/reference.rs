@@ -3,16 +3,13 @@
 //! routing of [`crate::hydro::reference`]: every cell's new height from
 //! its receiver's new height, path by path.
 
-use super::step::{StepParams, solve_cell};
+use super::step::{StepFields, StepParams, solve_cell};
 use crate::hydro::{link_length, reference};
 
-/// One step: uplift, routing, drainage area, implicit incision.
-pub fn stream_power_step(
-    heights: &mut [f32],
-    width: usize,
-    uplift: Option<&[f32]>,
-    p: &StepParams,
-) {
+/// One step: uplift, routing, drainage area, implicit incision, each
+/// cell's erodibility scaled by `fields.erodibility` when given.
+pub fn stream_power_step(heights: &mut [f32], width: usize, fields: &StepFields, p: &StepParams) {
+    let uplift = fields.uplift;
     let height = heights.len() / width;
     if let Some(uplift) = uplift {
         for i in 0..heights.len() {
@@ -63,8 +60,10 @@ pub fn stream_power_step(
                 if old[c] <= base {
                     old[c]
                 } else {
+                    let share = fields.erodibility.map_or(1.0, |e| e[c] as f64);
                     let a_m = (cells[c] as f64).powf(p.area_exponent)
-                        * (p.cell_size * p.cell_size).powf(p.area_exponent);
+                        * (p.cell_size * p.cell_size).powf(p.area_exponent)
+                        * share;
                     let k_dt_am = p.erodibility * p.dt * a_m;
                     let solved = solve_cell(
                         old[c] as f64,

@@ -32,6 +32,16 @@ pub struct StepParams {
     pub base_level: Option<f32>,
 }
 
+/// The per-cell inputs of a step: both in the step's cells, row-major.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StepFields<'a> {
+    /// Uplift rate of each cell, m/yr; None: no uplift.
+    pub uplift: Option<&'a [f32]>,
+    /// Each cell's erodibility as a share of [`StepParams::erodibility`]
+    /// (hard rock below 1); None: 1 everywhere.
+    pub erodibility: Option<&'a [f32]>,
+}
+
 /// What a step saw, for progress and tests.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StepReport {
@@ -60,7 +70,8 @@ fn area_factor(table: &[f64], cells: u32, m: f64, cell_area: f64) -> f64 {
 }
 
 /// Erodes `heights` (already uplifted) by one implicit stream-power step
-/// over `routing` on `grid`. An outlet erodes towards the base level one
+/// over `routing` on `grid`, each cell's erodibility scaled by
+/// `erodibility` when given. An outlet erodes towards the base level one
 /// cell beyond it; a held one keeps its height.
 ///
 /// Each cell is solved after its receiver. It erodes towards the level
@@ -71,7 +82,13 @@ fn area_factor(table: &[f64], cells: u32, m: f64, cell_area: f64) -> f64 {
 /// above that level (a lake bottom, a carved path) is left as it is: the
 /// solve never raises a cell. One pass in drainage order, on one
 /// thread: the bytes cannot depend on the thread count.
-pub fn incise(heights: &mut [f32], routing: &Routing, grid: &FlowGrid, p: &StepParams) {
+pub fn incise(
+    heights: &mut [f32],
+    routing: &Routing,
+    grid: &FlowGrid,
+    erodibility: Option<&[f32]>,
+    p: &StepParams,
+) {
     let cell_area = p.cell_size * p.cell_size;
     let table = area_factors(p.area_exponent, cell_area);
     let k_dt = p.erodibility * p.dt;
@@ -102,7 +119,10 @@ pub fn incise(heights: &mut [f32], routing: &Routing, grid: &FlowGrid, p: &StepP
             level[i] = base;
             continue;
         }
-        let a_m = area_factor(&table, cells[i], p.area_exponent, cell_area);
+        let mut a_m = area_factor(&table, cells[i], p.area_exponent, cell_area);
+        if let Some(share) = erodibility {
+            a_m *= share[i] as f64;
+        }
         // Rounding to f32 may land on the base itself, never below.
         let solved =
             (solve_cell(h[i] as f64, base as f64, k_dt * a_m, distance, n) as f32).max(base);
@@ -144,15 +164,15 @@ pub fn solve_cell(h: f64, hr: f64, k_dt_am: f64, distance: f64, n: f64) -> f64 {
 pub fn stream_power_step(
     heights: &mut [f32],
     grid: &mut FlowGrid,
-    uplift: Option<&[f32]>,
+    fields: &StepFields,
     p: &StepParams,
 ) -> (Routing, StepReport) {
     grid.update_sea(heights);
-    if let Some(uplift) = uplift {
+    if let Some(uplift) = fields.uplift {
         uplift_cells(heights, grid, uplift, p.dt);
     }
     let routing = Routing::on_grid(heights, grid);
-    incise(heights, &routing, grid, p);
+    incise(heights, &routing, grid, fields.erodibility, p);
     let report = StepReport {
         pits_resolved: routing.pits_resolved,
     };
