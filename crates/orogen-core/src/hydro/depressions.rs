@@ -20,7 +20,6 @@
 //! from the basin's pass cell down to its pit are reversed, and the pass
 //! cell hands its water across the pass.
 
-use super::drainage_order::DrainageOrder;
 use rayon::prelude::*;
 
 /// A link between two basins across neighbouring cells `low_cell` <
@@ -75,23 +74,40 @@ impl Pass {
     }
 }
 
-/// Basin id of every cell: 0 for cells draining to an outlet, 1.. for each
-/// closed basin, numbered by its pit's index.
-pub fn basin_ids(first: &DrainageOrder, is_outlet: &dyn Fn(usize) -> bool) -> (Vec<u32>, usize) {
-    // Basin of each root cell (indexed by cell; only roots are read).
-    let mut root_basin = vec![0u32; first.root_of.len()];
+/// Basin id of every cell of `receivers`: 0 for cells draining to an
+/// outlet, 1.. for each closed basin, numbered by its pit's index.
+///
+/// Why not a drainage order and each cell's root from it: labelling roots
+/// first, then walking each unlabelled cell down to the first labelled
+/// one (in index order that is mostly the neighbour just labelled) costs
+/// one short walk per cell instead of a full order and a scattered pass.
+pub fn basin_ids(receivers: &[u32], is_outlet: &dyn Fn(usize) -> bool) -> (Vec<u32>, usize) {
+    const UNSET: u32 = u32::MAX;
+    let mut basins = vec![UNSET; receivers.len()];
     let mut count = 0u32;
-    for &r in &first.roots {
-        if !is_outlet(r as usize) {
-            count += 1;
-            root_basin[r as usize] = count;
+    for (i, &r) in receivers.iter().enumerate() {
+        if r as usize == i {
+            basins[i] = if is_outlet(i) {
+                0
+            } else {
+                count += 1;
+                count
+            };
         }
     }
-    let basins = first
-        .root_of
-        .par_iter()
-        .map(|&r| root_basin[r as usize])
-        .collect();
+    let mut path = Vec::new();
+    for start in 0..receivers.len() {
+        let mut c = start;
+        while basins[c] == UNSET {
+            path.push(c);
+            c = receivers[c] as usize;
+        }
+        let basin = basins[c];
+        for &p in &path {
+            basins[p] = basin;
+        }
+        path.clear();
+    }
     (basins, count as usize)
 }
 
@@ -218,17 +234,16 @@ pub fn spill_passes(
     spill
 }
 
-/// Reroutes every closed basin of `first` out through its lowest pass, in
-/// place: the receivers from the basin's pass cell down to its pit are
-/// reversed, and the pass cell drains across the pass.
+/// Reroutes every closed basin of `receivers` out through its lowest
+/// pass, in place: the receivers from the basin's pass cell down to its
+/// pit are reversed, and the pass cell drains across the pass.
 pub fn route_out_of_depressions(
     heights: &[f32],
     width: usize,
     receivers: &mut [u32],
-    first: &DrainageOrder,
     is_outlet: &dyn Fn(usize) -> bool,
 ) {
-    let (basins, count) = basin_ids(first, is_outlet);
+    let (basins, count) = basin_ids(receivers, is_outlet);
     let passes = basin_passes(heights, width, &basins);
     let spill = spill_passes(&basins, count, width, passes);
     for &(inside, across) in spill.iter().skip(1) {

@@ -1,5 +1,5 @@
 //! Ordering cells by their receivers: each cell after its receiver, with
-//! the drainage area summed on the way and every cell's root when asked.
+//! the drainage area summed on the way.
 //! The bottom of the routing: both depression handling and
 //! [`super::Routing`] build on it.
 
@@ -8,14 +8,8 @@ pub struct DrainageOrder {
     /// Cells, each after its receiver.
     pub order: Vec<u32>,
     /// How many cells drain through each cell, itself included: integer
-    /// counts, so the sum is exact in any order. Empty when roots were
-    /// asked for (the order before carving, which only finds basins).
+    /// counts, so the sum is exact in any order.
     pub cells: Vec<u32>,
-    /// Roots (cells that are their own receiver), in index order; empty
-    /// unless asked for.
-    pub roots: Vec<u32>,
-    /// The root every cell drains to; empty unless asked for.
-    pub root_of: Vec<u32>,
 }
 
 /// A fixed order for fixed receivers, without a donor list: counting
@@ -27,7 +21,7 @@ pub struct DrainageOrder {
 /// depth-first stack of Braun & Willett: building the donor lists and
 /// walking them costs three scattered passes where this costs one count
 /// and one walk along neighbours, about 3× less time at 1025².
-pub fn drainage_order(receivers: &[u32], with_roots: bool) -> DrainageOrder {
+pub fn drainage_order(receivers: &[u32]) -> DrainageOrder {
     const DONE: u8 = u8::MAX;
     let n = receivers.len();
     // At most eight donors each.
@@ -37,8 +31,7 @@ pub fn drainage_order(receivers: &[u32], with_roots: bool) -> DrainageOrder {
             pending[r as usize] += 1;
         }
     }
-    let count = !with_roots;
-    let mut cells = if count { vec![1u32; n] } else { Vec::new() };
+    let mut cells = vec![1u32; n];
     // Filled from the back: the walk lists donors first.
     let mut order = vec![0u32; n];
     let mut next = n;
@@ -55,9 +48,7 @@ pub fn drainage_order(receivers: &[u32], with_roots: bool) -> DrainageOrder {
             if r == c {
                 break;
             }
-            if count {
-                cells[r] += cells[c];
-            }
+            cells[r] += cells[c];
             pending[r] -= 1;
             if pending[r] != 0 {
                 break;
@@ -66,25 +57,5 @@ pub fn drainage_order(receivers: &[u32], with_roots: bool) -> DrainageOrder {
         }
     }
     debug_assert_eq!(next, 0, "receivers form a cycle");
-    let mut root_of = Vec::new();
-    let mut roots = Vec::new();
-    if with_roots {
-        root_of = vec![0u32; n];
-        for &c in &order {
-            let r = receivers[c as usize];
-            root_of[c as usize] = if r == c {
-                roots.push(c);
-                c
-            } else {
-                root_of[r as usize]
-            };
-        }
-        roots.sort_unstable();
-    }
-    DrainageOrder {
-        order,
-        cells,
-        roots,
-        root_of,
-    }
+    DrainageOrder { order, cells }
 }

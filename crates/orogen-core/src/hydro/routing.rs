@@ -51,25 +51,15 @@ impl Routing {
             .enumerate()
             .filter(|&(i, &r)| r as usize == i && !is_outlet(i))
             .count();
-        if pit_count == 0 {
-            let walk = drainage_order(&receivers, false);
-            return Routing {
-                width,
-                order: walk.order,
-                cells: walk.cells,
-                receivers,
-                pits_resolved: 0,
-            };
+        if pit_count > 0 {
+            route_out_of_depressions(heights, width, &mut receivers, &is_outlet);
         }
-        let first = drainage_order(&receivers, true);
-        route_out_of_depressions(heights, width, &mut receivers, &first, &is_outlet);
-        drop(first);
-        let second = drainage_order(&receivers, false);
+        let walk = drainage_order(&receivers);
         Routing {
             width,
             receivers,
-            order: second.order,
-            cells: second.cells,
+            order: walk.order,
+            cells: walk.cells,
             pits_resolved: pit_count,
         }
     }
