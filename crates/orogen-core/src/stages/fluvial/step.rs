@@ -94,6 +94,8 @@ pub fn incise(
     let k_dt = p.erodibility * p.dt;
     let width = routing.width;
     let n = p.slope_exponent;
+    // A diagonal link is √2 rounded to f32 cells long, as
+    // `hydro::link_length` measures it (the reference's distances).
     let (axis, diagonal) = (
         p.cell_size,
         std::f64::consts::SQRT_2 as f32 as f64 * p.cell_size,
