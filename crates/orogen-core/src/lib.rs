@@ -66,7 +66,7 @@ pub use io::height_files::ImportError;
 pub use io::{EncodeError, ExportError, OptionError};
 pub use params::ParamError;
 pub use pipeline::{Pipeline, PipelineError, PipelineOutput, generate, run_once};
-pub use recipe::{Recipe, RecipeError, StageEntry};
+pub use recipe::{MapSlot, Recipe, RecipeError, StageEntry};
 pub use recipe_legacy::LegacyError;
 pub use splat::{SplatError, TileImageError};
 pub use stages::{Stage, StageError};

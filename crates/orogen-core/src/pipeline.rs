@@ -130,12 +130,10 @@ fn file_stamps(entry: &StageEntry, base_dir: Option<&std::path::Path>) -> Vec<Fi
     if let crate::stages::Stage::Import(import) = &entry.stage {
         paths.push(&import.path);
     }
-    if let Some(crate::stages::mask::StageMask {
-        source: crate::stages::mask::MaskSource::Image(path),
-        ..
-    }) = &entry.mask
-    {
-        paths.push(path);
+    for (_, map) in entry.maps() {
+        if let crate::stages::mask::MaskSource::Image(path) = &map.source {
+            paths.push(path);
+        }
     }
     paths
         .into_iter()

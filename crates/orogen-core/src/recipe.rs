@@ -44,6 +44,87 @@ impl StageEntry {
             mask: None,
         }
     }
+
+    /// The place of map `slot` in this entry, `None` when its stage takes
+    /// no such map (the mask's place is in every entry).
+    pub fn map_slot_mut(&mut self, slot: MapSlot) -> Option<&mut Option<StageMask>> {
+        match (slot, &mut self.stage) {
+            (MapSlot::Mask, _) => Some(&mut self.mask),
+            (MapSlot::Uplift, Stage::FluvialErosion(f)) => Some(&mut f.uplift_map),
+            (MapSlot::Hardness, Stage::FluvialErosion(f)) => Some(&mut f.hardness_map),
+            _ => None,
+        }
+    }
+
+    /// Map `slot` of this entry, if it is set.
+    pub fn map(&self, slot: MapSlot) -> Option<&StageMask> {
+        match (slot, &self.stage) {
+            (MapSlot::Mask, _) => self.mask.as_ref(),
+            (MapSlot::Uplift, Stage::FluvialErosion(f)) => f.uplift_map.as_ref(),
+            (MapSlot::Hardness, Stage::FluvialErosion(f)) => f.hardness_map.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// Every map this entry sets: its mask and its stage's input maps.
+    pub fn maps(&self) -> impl Iterator<Item = (MapSlot, &StageMask)> {
+        MapSlot::ALL
+            .into_iter()
+            .filter_map(|slot| self.map(slot).map(|m| (slot, m)))
+    }
+
+    /// Every map this entry sets, to edit.
+    pub fn maps_mut(&mut self) -> impl Iterator<Item = (MapSlot, &mut StageMask)> {
+        let (uplift, hardness) = match &mut self.stage {
+            Stage::FluvialErosion(f) => (f.uplift_map.as_mut(), f.hardness_map.as_mut()),
+            _ => (None, None),
+        };
+        [
+            (MapSlot::Mask, self.mask.as_mut()),
+            (MapSlot::Uplift, uplift),
+            (MapSlot::Hardness, hardness),
+        ]
+        .into_iter()
+        .filter_map(|(slot, map)| map.map(|m| (slot, m)))
+    }
+}
+
+/// Where a grey map over the world sits in a recipe entry: the entry's
+/// mask (where the stage acts), or a map its stage reads (where fluvial
+/// erosion's land rises, where its rock is hard). All are
+/// [`StageMask`]s: derived from the input, an image, or painted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MapSlot {
+    /// The entry's mask.
+    Mask,
+    /// Fluvial erosion's `uplift_map`.
+    Uplift,
+    /// Fluvial erosion's `hardness_map`.
+    Hardness,
+}
+
+impl MapSlot {
+    /// Every slot, in the order the recipe lists them.
+    pub const ALL: [MapSlot; 3] = [MapSlot::Mask, MapSlot::Uplift, MapSlot::Hardness];
+
+    /// The field's name in the recipe file.
+    pub fn field(self) -> &'static str {
+        match self {
+            MapSlot::Mask => "mask",
+            MapSlot::Uplift => "uplift_map",
+            MapSlot::Hardness => "hardness_map",
+        }
+    }
+
+    /// The word a painted map of this slot is saved under beside the
+    /// recipe (`valley.uplift-3.png`).
+    pub fn file_word(self) -> &'static str {
+        match self {
+            MapSlot::Mask => "mask",
+            MapSlot::Uplift => "uplift",
+            MapSlot::Hardness => "hardness",
+        }
+    }
 }
 
 /// The world's size in world units, west to east (`x`) and north to
@@ -275,18 +356,8 @@ impl Recipe {
         for (i, entry) in self.stages.iter_mut().enumerate() {
             let prefix = format!("stages[{i}]({})", entry.stage.kind());
             validate(&mut entry.stage, &prefix)?;
-            if let Some(mask) = &entry.mask {
-                mask.validate(&format!("{prefix}.mask"))?;
-            }
-            if let crate::stages::Stage::FluvialErosion(f) = &entry.stage {
-                for (name, map) in [
-                    ("uplift_map", &f.uplift_map),
-                    ("hardness_map", &f.hardness_map),
-                ] {
-                    if let Some(map) = map {
-                        map.validate(&format!("{prefix}.{name}"))?;
-                    }
-                }
+            for (slot, map) in entry.maps() {
+                map.validate(&format!("{prefix}.{}", slot.field()))?;
             }
         }
         self.tiles.validate()

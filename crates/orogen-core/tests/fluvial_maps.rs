@@ -267,3 +267,98 @@ fn bad_maps_are_refused_in_one_line() {
     eprintln!("{err}");
     assert!(err.contains("block") && !err.contains('\n'), "{err}");
 }
+
+/// A painted uplift map and a painted hardness map are saved beside the
+/// recipe under their own names, load back as the same recipe, and run
+/// to the same bytes from disk as from memory; a file whose pixels were
+/// changed is refused in one line.
+#[test]
+fn painted_maps_are_saved_beside_the_recipe_and_read_back() {
+    use orogen_core::MapSlot;
+    use orogen_core::stages::mask::painted::{self, Brush, PAINT_SIDE, PaintedImage, PaintedMask};
+    let dir = tempfile::tempdir().unwrap();
+    let extent = [CELL * (SIDE - 1) as f32; 2];
+    let painted_map = |from: [f32; 2], to: [f32; 2], strength: f32| {
+        let mut image = PaintedImage::blank(PAINT_SIDE, PAINT_SIDE);
+        let brush = Brush {
+            radius: extent[0] / 8.0,
+            hardness: 0.6,
+            strength,
+            erase: false,
+        };
+        assert!(image.stroke(from, to, extent, &brush), "the stroke paints");
+        StageMask {
+            source: MaskSource::Painted(PaintedMask {
+                file: String::new(),
+                hash: painted::remember(image),
+            }),
+            range: Span::new(0.0, 1.0),
+            soft: 0.0,
+            invert: false,
+        }
+    };
+    let (w, h) = (extent[0], extent[1]);
+    let recipe = recipe(FluvialErosion {
+        uplift_map: Some(painted_map([0.2 * w, 0.5 * h], [0.8 * w, 0.5 * h], 1.0)),
+        hardness_map: Some(painted_map([0.5 * w, 0.1 * h], [0.5 * w, 0.9 * h], 0.5)),
+        ..fluvial()
+    });
+    let in_memory = run(&recipe);
+    let path = dir.path().join("range.ron");
+    let saved = painted::save_beside(&recipe, &path, None).expect("saves");
+    std::fs::write(&path, saved.to_ron().expect("serialises")).unwrap();
+    for word in ["uplift", "hardness"] {
+        let file = dir.path().join(format!("range.{word}-2.png"));
+        assert!(file.is_file(), "{} is written", file.display());
+    }
+    let (loaded, base) =
+        orogen_core::flow::load_recipe(path.to_str().expect("utf-8")).expect("loads");
+    assert_eq!(loaded, recipe, "the same maps, by hash");
+    let uplift = loaded.stages[2]
+        .map(MapSlot::Uplift)
+        .expect("an uplift map");
+    let MaskSource::Painted(mask) = &uplift.source else {
+        panic!("the uplift map is painted");
+    };
+    assert_eq!(mask.file, "range.uplift-2.png");
+    // From disk alone (what a new process sees): the same bytes.
+    painted::forget_all_but(&Default::default());
+    let from_disk = orogen_core::run_once(&loaded, base.clone(), Default::default())
+        .expect("runs from the files")
+        .map
+        .data()
+        .to_vec();
+    assert_eq!(from_disk, in_memory);
+    // Painted at half strength: the hardness map's centre weighs a half.
+    let hardness = painted::read_checked(
+        &dir.path().join("range.hardness-2.png"),
+        match &loaded.stages[2].map(MapSlot::Hardness).expect("set").source {
+            MaskSource::Painted(mask) => &mask.hash,
+            _ => panic!("painted"),
+        },
+    )
+    .expect("hashes right");
+    assert!((hardness.sample(0.5, 0.5) - 0.5).abs() < 1e-3);
+    // A file changed behind the recipe's back: one line, naming it.
+    let mut other = PaintedImage::blank(PAINT_SIDE, PAINT_SIDE);
+    other.dab(
+        [0.5 * w, 0.5 * h],
+        extent,
+        &Brush {
+            radius: w / 4.0,
+            hardness: 1.0,
+            strength: 1.0,
+            erase: false,
+        },
+    );
+    std::fs::write(dir.path().join("range.uplift-2.png"), other.to_png()).unwrap();
+    painted::forget_all_but(&Default::default());
+    let Err(err) = orogen_core::run_once(&loaded, base.clone(), Default::default()) else {
+        panic!("a changed file is refused");
+    };
+    let err = err.to_string();
+    assert!(
+        err.contains("range.uplift-2.png") && !err.contains('\n'),
+        "{err}"
+    );
+}

@@ -334,6 +334,7 @@ mod painted {
         Brush {
             radius,
             hardness,
+            strength: 1.0,
             erase: false,
         }
     }

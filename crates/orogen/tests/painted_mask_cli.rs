@@ -43,6 +43,7 @@ fn a_bad_painted_mask_file_is_refused_in_one_line_and_nothing_is_written() {
         &Brush {
             radius: 30.0,
             hardness: 0.5,
+            strength: 1.0,
             erase: false,
         },
     );

@@ -121,13 +121,17 @@ impl std::fmt::Debug for PaintedImage {
 }
 
 /// A round brush: its radius in world units, how much of it paints at
-/// full strength, and whether it paints or erases.
+/// full strength, how strongly, and whether it paints or erases.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Brush {
     /// World units from the centre to where the brush stops.
     pub radius: f32,
     /// 1: full strength to the rim; 0: falling off from the centre.
     pub hardness: f32,
+    /// The level the brush's centre paints up to (0..1): at 0.5 painting
+    /// raises the mask to half weight and erasing lowers it to half.
+    /// Painting over a stroke at the same strength changes nothing.
+    pub strength: f32,
     /// Lower the mask instead of raising it.
     pub erase: bool,
 }
@@ -244,6 +248,12 @@ impl PaintedImage {
         let x_hi = ((cx + rx).ceil().min((self.width - 1) as f32)).max(0.0) as usize;
         let y_hi = ((cy + ry).ceil().min((self.height - 1) as f32)).max(0.0) as usize;
         let hard = brush.hardness.clamp(0.0, 1.0);
+        // NaN paints nothing.
+        let full = if brush.strength.is_nan() {
+            0.0
+        } else {
+            brush.strength.clamp(0.0, 1.0)
+        };
         let w = self.width as usize;
         let mut changed = false;
         for y in y_lo..=y_hi {
@@ -253,7 +263,7 @@ impl PaintedImage {
                 if d >= 1.0 {
                     continue;
                 }
-                let strength = falloff(d, hard);
+                let strength = falloff(d, hard) * full;
                 let level = (strength * 65535.0).round() as u16;
                 let pixel = &mut self.pixels[y * w + x];
                 let new = if brush.erase {
@@ -425,14 +435,15 @@ fn in_dir(file: &str, base_dir: Option<&Path>) -> PathBuf {
     }
 }
 
-/// The file name of stage `index`'s painted mask beside the recipe file
-/// `recipe_path`: `<recipe stem>.mask-<index>.png`.
-pub fn file_beside(recipe_path: &Path, index: usize) -> String {
+/// The file name of stage `index`'s painted map in `slot` beside the
+/// recipe file `recipe_path`: `<recipe stem>.mask-<index>.png` for its
+/// mask, `<recipe stem>.uplift-<index>.png` for its uplift map, and so on.
+pub fn file_beside(recipe_path: &Path, index: usize, slot: crate::recipe::MapSlot) -> String {
     let stem = recipe_path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "recipe".into());
-    format!("{stem}.mask-{index}.png")
+    format!("{stem}.{}-{index}.png", slot.file_word())
 }
 
 /// A file's name and bytes.
@@ -452,17 +463,15 @@ pub fn copies_beside(
     let mut saved = recipe.clone();
     let mut files = Vec::new();
     for (index, entry) in saved.stages.iter_mut().enumerate() {
-        let Some(super::StageMask {
-            source: MaskSource::Painted(painted),
-            ..
-        }) = entry.mask.as_mut()
-        else {
-            continue;
-        };
-        let image = resolve(painted, base_dir)?;
-        let name = file_beside(recipe_path, index);
-        files.push((name.clone(), image.to_png()));
-        painted.file = name;
+        for (slot, map) in entry.maps_mut() {
+            let MaskSource::Painted(painted) = &mut map.source else {
+                continue;
+            };
+            let image = resolve(painted, base_dir)?;
+            let name = file_beside(recipe_path, index, slot);
+            files.push((name.clone(), image.to_png()));
+            painted.file = name;
+        }
     }
     Ok((saved, files))
 }
@@ -503,6 +512,7 @@ mod tests {
         Brush {
             radius,
             hardness,
+            strength: 1.0,
             erase,
         }
     }
@@ -532,6 +542,42 @@ mod tests {
         let before = image.clone();
         assert!(!image.dab([50.0, 50.0], [100.0, 100.0], &brush(3.0, 1.0, true)));
         assert_eq!(image, before);
+    }
+
+    #[test]
+    fn strength_caps_what_a_dab_paints_and_erases() {
+        let at = |image: &PaintedImage| image.pixels()[50 * 101 + 50];
+        let mut image = PaintedImage::blank(101, 101);
+        let half = Brush {
+            strength: 0.5,
+            ..brush(10.0, 1.0, false)
+        };
+        assert!(image.dab([50.0, 50.0], [100.0, 100.0], &half));
+        assert_eq!(at(&image), 32768, "half way up");
+        assert!(
+            !image.dab([50.0, 50.0], [100.0, 100.0], &half),
+            "no build-up"
+        );
+        image.dab([50.0, 50.0], [100.0, 100.0], &brush(10.0, 1.0, false));
+        assert_eq!(at(&image), 65535);
+        image.dab(
+            [50.0, 50.0],
+            [100.0, 100.0],
+            &Brush {
+                erase: true,
+                ..half
+            },
+        );
+        assert_eq!(at(&image), 65535 - 32768, "erased half way down");
+        let none = Brush {
+            strength: f32::NAN,
+            ..brush(10.0, 1.0, false)
+        };
+        let mut blank = PaintedImage::blank(101, 101);
+        assert!(
+            !blank.dab([50.0, 50.0], [100.0, 100.0], &none),
+            "NaN paints nothing"
+        );
     }
 
     #[test]

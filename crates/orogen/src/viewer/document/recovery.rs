@@ -456,6 +456,7 @@ mod tests {
         let brush = Brush {
             radius: 8.0,
             hardness: 0.5,
+            strength: 1.0,
             erase: false,
         };
         image.dab([16.0, 16.0], [32.0, 32.0], &brush);
