@@ -15,6 +15,7 @@ pub mod display_data;
 pub mod document;
 pub mod handoff;
 pub mod panels;
+pub mod picking;
 pub mod regen;
 pub mod render;
 pub mod sampling;

@@ -196,11 +196,12 @@ pub fn forget_unreferenced_masks<'a>(recipes: impl Iterator<Item = &'a Snapshot>
     use orogen_core::stages::mask::{MaskSource, StageMask};
     let keep = recipes
         .flat_map(|recipe| &recipe.stages)
-        .filter_map(|entry| match &entry.mask {
-            Some(StageMask {
+        .flat_map(|entry| entry.maps())
+        .filter_map(|(_, map)| match map {
+            StageMask {
                 source: MaskSource::Painted(PaintedMask { hash, .. }),
                 ..
-            }) => Some(hash.clone()),
+            } => Some(hash.clone()),
             _ => None,
         })
         .collect();

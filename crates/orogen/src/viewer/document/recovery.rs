@@ -351,10 +351,15 @@ pub fn copy_painted_masks(recipe: &Recipe, base_dir: Option<&Path>, dir: &Path) 
     use orogen_core::stages::mask::painted::resolve;
     let mut copy = recipe.clone();
     let folder = masks_dir(dir);
-    for entry in copy.stages.iter_mut() {
-        let Some(MaskSource::Painted(painted)) = entry.mask.as_mut().map(|m| &mut m.source) else {
-            continue;
-        };
+    for painted in copy
+        .stages
+        .iter_mut()
+        .flat_map(|entry| entry.maps_mut())
+        .filter_map(|(_, map)| match &mut map.source {
+            MaskSource::Painted(painted) => Some(painted),
+            _ => None,
+        })
+    {
         let path = folder.join(format!("{}.png", painted.hash));
         let path = std::path::absolute(&path).unwrap_or(path);
         let stored = path.exists()

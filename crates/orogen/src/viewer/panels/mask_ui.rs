@@ -1,9 +1,11 @@
-//! A stage's mask in the Recipe panel: off, or a derived map within a
-//! range with a soft edge, or a grey image over the world, from a file or
+//! A stage's mask, or a map its stage reads (fluvial erosion's uplift and
+//! hardness), in the Recipe panel: off, or a derived map within a range
+//! with a soft edge, or a grey image over the world, from a file or
 //! painted with the brush ([`super::brush`]).
 
-use super::brush::{PaintBrush, blank_mask};
+use super::brush::{PaintBrush, PaintTarget, blank_mask};
 use bevy_egui::egui;
+use orogen_core::MapSlot;
 use orogen_core::params::Span;
 use orogen_core::stages::mask::{MaskSource, StageMask};
 
@@ -16,7 +18,7 @@ const SOURCES: [(&str, &str); 6] = [
     ("image", "grey PNG over the world: white acts, black keeps"),
     (
         "painted",
-        "painted with a brush on the View panel's map: where painted the stage acts",
+        "painted with a brush on the terrain or the View panel's map: weight 1 where painted",
     ),
 ];
 
@@ -58,28 +60,62 @@ fn default_range(index: usize) -> Span {
     }
 }
 
-/// Draws the mask controls of stage `index`; true when something changed.
+/// The checkbox's label and tooltip for a map in `slot`.
+fn slot_text(slot: MapSlot) -> (&'static str, &'static str) {
+    match slot {
+        MapSlot::Mask => (
+            "mask",
+            "Confine the stage: cells the mask leaves out keep their input exactly; \
+             a soft edge blends",
+        ),
+        MapSlot::Uplift => (
+            "uplift map",
+            "Where the land rises: each cell's uplift rate times the map's weight \
+             (off: uplift everywhere)",
+        ),
+        MapSlot::Hardness => (
+            "hardness map",
+            "Where the rock is hard: weight 1 erodes at hard_rock × the erodibility \
+             (off: one rock everywhere)",
+        ),
+    }
+}
+
+/// Draws the controls of the map at `target` (`map` is its place in the
+/// recipe); true when something changed.
 pub fn draw_mask(
     ui: &mut egui::Ui,
     id: egui::Id,
-    index: usize,
+    target: PaintTarget,
     mask: &mut Option<StageMask>,
     brush: &mut PaintBrush,
 ) -> bool {
+    let id = id.with(target.slot.field());
     let mut edited = mask.clone();
     ui.horizontal(|ui| {
         let mut on = edited.is_some();
-        ui.checkbox(&mut on, "mask").on_hover_text(
-            "Confine the stage: cells the mask leaves out keep their input exactly; \
-             a soft edge blends",
-        );
+        let (label, help) = slot_text(target.slot);
+        ui.checkbox(&mut on, label).on_hover_text(help);
         if on != edited.is_some() {
-            edited = on.then(|| StageMask {
-                source: MaskSource::Height,
-                range: default_range(0),
-                soft: 0.0,
-                invert: false,
+            // A map the stage reads starts painted (blank: paint where the
+            // land rises, or the rock is hard); a mask starts by height.
+            edited = on.then(|| match target.slot {
+                MapSlot::Mask => StageMask {
+                    source: MaskSource::Height,
+                    range: default_range(0),
+                    soft: 0.0,
+                    invert: false,
+                },
+                MapSlot::Uplift | MapSlot::Hardness => StageMask {
+                    source: MaskSource::Painted(blank_mask()),
+                    range: Span::new(0.0, 1.0),
+                    soft: 0.0,
+                    invert: false,
+                },
             });
+            if on && target.slot != MapSlot::Mask {
+                brush.target = Some(target);
+            }
         }
         let Some(m) = edited.as_mut() else {
             return;
@@ -102,17 +138,20 @@ pub fn draw_mask(
     if let Some(m) = edited.as_mut() {
         if let MaskSource::Painted(painted) = &mut m.source {
             ui.horizontal(|ui| {
-                let mut on = brush.target == Some(index);
+                let mut on = brush.target == Some(target);
                 if ui
                     .toggle_value(&mut on, "🖌 paint")
-                    .on_hover_text("Paint this mask on the View panel's map")
+                    .on_hover_text(
+                        "Paint this map with the left button on the terrain, or on the \
+                         View panel's map",
+                    )
                     .changed()
                 {
-                    brush.target = on.then_some(index);
+                    brush.target = on.then_some(target);
                 }
                 if ui
                     .small_button("clear")
-                    .on_hover_text("Paint nothing: the stage acts nowhere")
+                    .on_hover_text("Paint nothing: weight 0 everywhere")
                     .clicked()
                 {
                     *painted = blank_mask();

@@ -12,6 +12,7 @@ pub mod presets;
 pub mod recipe;
 pub mod save_prompt;
 pub mod status;
+pub mod terrain_brush;
 pub mod texture;
 pub mod view;
 
@@ -49,8 +50,12 @@ impl Plugin for PanelsPlugin {
             })
             .init_resource::<Panels>()
             .init_resource::<UiFocus>()
+            .init_resource::<terrain_brush::TerrainPointer>()
             .add_systems(Startup, spawn_ui_camera)
-            .add_systems(EguiPrimaryContextPass, draw_panels);
+            .add_systems(
+                EguiPrimaryContextPass,
+                (terrain_brush::point_at_terrain, draw_panels).chain(),
+            );
     }
 }
 
@@ -97,8 +102,8 @@ pub struct Panels {
     pub view: view::ViewPanel,
     pub export: export::ExportPanel,
     pub presets: presets::PresetsPanel,
-    /// The mask brush, shared by the Recipe panel (which mask) and the
-    /// View panel (the map it is painted on).
+    /// The brush, shared by the Recipe panel (which map), the View panel
+    /// (its settings and the 2D map) and the 3D view (the terrain).
     pub brush: brush::PaintBrush,
     /// Logical size of the left panel and the status bar, for the viewport.
     left_width: f32,
@@ -165,7 +170,11 @@ fn draw_panels(
     mut contexts: EguiContexts,
     mut panels: ResMut<Panels>,
     mut edited: EditedResources,
-    (generated, bands): (Res<Generated>, Res<ShownBands>),
+    (generated, bands, pointer): (
+        Res<Generated>,
+        Res<ShownBands>,
+        Res<terrain_brush::TerrainPointer>,
+    ),
     job: Res<RegenJob>,
     display: (Res<DisplayPath>, Res<LodStats>),
     mut history: ResMut<History>,
@@ -255,6 +264,14 @@ fn draw_panels(
     let (left, bottom) = (left.rect.width(), bottom.rect.height());
 
     let request = info.history_request;
+    // Painting on the terrain: the panels did not take the pointer.
+    panels.brush.paint_on_terrain(pointer.touch, &mut doc);
+    let screen = ctx.viewport_rect();
+    let view = egui::Rect::from_min_max(
+        egui::pos2(screen.left() + left, screen.top()),
+        egui::pos2(screen.right(), screen.bottom() - bottom),
+    );
+    terrain_brush::draw_ring(&ctx, &pointer.ring, panels.brush.colour(), view);
     panels.brush.end_frame(&mut doc);
     edited.store(doc);
     // A brush stroke is one undo step, press to release.

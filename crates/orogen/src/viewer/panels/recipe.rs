@@ -1,7 +1,7 @@
 //! Recipe panel: size (with engine presets), seed, undo/redo, and the
 //! stage list with every parameter drawn through the visitor.
 
-use super::brush::PaintBrush;
+use super::brush::{PaintBrush, PaintTarget};
 use super::mask_ui::draw_mask;
 use super::params_ui::draw_params;
 use super::{Document, ERROR_RED, UiContext};
@@ -9,6 +9,7 @@ use crate::viewer::document::history::HistoryAction;
 use crate::viewer::regen::check_recipe;
 use crate::viewer::render::path::gpu_display_limit;
 use bevy_egui::egui;
+use orogen_core::MapSlot;
 use orogen_core::io::engine_sizes::{UNITY_SIZES, UNREAL_SIZES};
 use orogen_core::params::clamp_all;
 use orogen_core::recipe::{MAX_SIDE, MIN_SIDE};
@@ -102,7 +103,12 @@ impl RecipePanel {
                         clamp_all(&mut entry.stage);
                     }
                     ui.separator();
-                    draw_mask(ui, id, index, &mut entry.mask, brush);
+                    // The entry's mask, then the maps its stage reads.
+                    for slot in MapSlot::ALL {
+                        if let Some(map) = entry.map_slot_mut(slot) {
+                            draw_mask(ui, id, PaintTarget { stage: index, slot }, map, brush);
+                        }
+                    }
                 });
         }
         // The brush follows the stage it paints.
