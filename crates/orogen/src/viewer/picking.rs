@@ -86,7 +86,8 @@ impl SceneTerrain<'_> {
             enter = enter.max(a.min(b));
             leave = leave.min(a.max(b));
         }
-        if !(enter <= leave) {
+        // NaN (a degenerate camera) misses too.
+        if enter > leave || enter.is_nan() || leave.is_nan() {
             return None;
         }
         let below = |t: f32| {

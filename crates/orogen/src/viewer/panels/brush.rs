@@ -633,13 +633,15 @@ mod tests {
     /// uplift map.
     fn uplift_document() -> Document {
         let mut doc = document();
-        let mut fluvial = orogen_core::stages::FluvialErosion::default();
-        fluvial.uplift_map = Some(StageMask {
-            source: MaskSource::Painted(blank_mask()),
-            range: Span::new(0.0, 1.0),
-            soft: 0.0,
-            invert: false,
-        });
+        let fluvial = orogen_core::stages::FluvialErosion {
+            uplift_map: Some(StageMask {
+                source: MaskSource::Painted(blank_mask()),
+                range: Span::new(0.0, 1.0),
+                soft: 0.0,
+                invert: false,
+            }),
+            ..Default::default()
+        };
         doc.recipe.stages = vec![StageEntry::new(Stage::FluvialErosion(fluvial))];
         doc
     }
