@@ -10,6 +10,7 @@
 //! `OROGEN_DRAINAGE_SIZES` (default 513); `scripts/drainage-tier.sh` runs
 //! 2049 and 4097 in release mode.
 
+use orogen_core::Recipe;
 use orogen_core::flow::{ExportRequest, export_map};
 use orogen_core::io::height_files::HeightFormats;
 use orogen_core::pipeline::{RunHooks, run_once};
@@ -23,11 +24,8 @@ fn have_fastscapelib() -> bool {
         .unwrap_or(false)
 }
 
-/// (θ, r², closed pits in %) of `preset` at `size` cells a side.
-fn judge(preset: &str, size: u32) -> (f64, f64, f64) {
-    let mut recipe = orogen_core::presets::load(preset)
-        .expect("shipped preset")
-        .expect("valid preset");
+/// (θ, r², closed pits in %) of `recipe` at `size` cells a side.
+fn judge(mut recipe: Recipe, size: u32) -> (f64, f64, f64) {
     let (w, h) = recipe.sampling_for(size);
     recipe.width = w;
     recipe.height = h;
@@ -63,7 +61,14 @@ fn sizes() -> Vec<u32> {
         .unwrap_or_else(|| vec![513])
 }
 
-fn check(preset: &str) {
+fn check_preset(preset: &str) {
+    let recipe = orogen_core::presets::load(preset)
+        .expect("shipped preset")
+        .expect("valid preset");
+    check(preset, &recipe);
+}
+
+fn check(preset: &str, recipe: &Recipe) {
     if !have_fastscapelib() {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -73,7 +78,7 @@ fn check(preset: &str) {
         return;
     }
     for size in sizes() {
-        let (theta, r2, pits) = judge(preset, size);
+        let (theta, r2, pits) = judge(recipe.clone(), size);
         eprintln!("{preset} {size}²: θ {theta:.3}, r² {r2:.3}, pits {pits:.4} %");
         assert!(
             (0.35..=0.6).contains(&theta),
@@ -92,10 +97,79 @@ fn check(preset: &str) {
 
 #[test]
 fn eroded_mountains_drains_like_rivers() {
-    check("eroded-mountains");
+    check_preset("eroded-mountains");
 }
 
 #[test]
 fn river_valley_drains_like_rivers() {
-    check("river-valley");
+    check_preset("river-valley");
+}
+
+/// A low plain where nothing rises but under four soft brush strokes (a
+/// ridge and three spurs, painted as the viewer paints them): the range
+/// the strokes raise drains like the presets.
+fn painted_range() -> Recipe {
+    const BASE: f32 = 0.25;
+    use orogen_core::stages::mask::painted::{self, Brush, PAINT_SIDE, PaintedImage, PaintedMask};
+    use orogen_core::stages::mask::{MaskSource, StageMask};
+    use orogen_core::stages::{FluvialErosion, Stage};
+    let mut recipe = Recipe::from_ron(include_str!("../../../docs/examples/painted-range.ron"))
+        .expect("the example recipe parses");
+    let extent = [recipe.extent.x, recipe.extent.y];
+    let brush = Brush {
+        radius: 120.0,
+        hardness: 0.03,
+        strength: 1.0,
+        erase: false,
+    };
+    let mut image = PaintedImage::blank(PAINT_SIDE, PAINT_SIDE);
+    // First the whole plain at a quarter strength (one dab larger than
+    // the world): it rises slowly, so its rivers are rivers too.
+    image.dab(
+        [512.0, 512.0],
+        extent,
+        &Brush {
+            radius: 2048.0,
+            hardness: 1.0,
+            strength: BASE,
+            erase: false,
+        },
+    );
+    let strokes: [&[[f32; 2]]; 4] = [
+        &[
+            [150.0, 620.0],
+            [300.0, 470.0],
+            [512.0, 430.0],
+            [720.0, 460.0],
+            [880.0, 580.0],
+        ],
+        &[[512.0, 430.0], [560.0, 250.0], [620.0, 120.0]],
+        &[[300.0, 470.0], [250.0, 700.0], [230.0, 900.0]],
+        &[[720.0, 460.0], [820.0, 300.0], [900.0, 180.0]],
+    ];
+    for stroke in strokes {
+        for pair in stroke.windows(2) {
+            image.stroke(pair[0], pair[1], extent, &brush);
+        }
+    }
+    let uplift = StageMask {
+        source: MaskSource::Painted(PaintedMask {
+            file: String::new(),
+            hash: painted::remember(image),
+        }),
+        range: orogen_core::params::Span::new(0.0, 1.0),
+        soft: 0.0,
+        invert: false,
+    };
+    for entry in &mut recipe.stages {
+        if let Stage::FluvialErosion(FluvialErosion { uplift_map, .. }) = &mut entry.stage {
+            *uplift_map = Some(uplift.clone());
+        }
+    }
+    recipe
+}
+
+#[test]
+fn a_painted_range_drains_like_rivers() {
+    check("painted range", &painted_range());
 }

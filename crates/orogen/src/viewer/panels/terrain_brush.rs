@@ -44,7 +44,7 @@ pub fn point_at_terrain(
     let over_view = !focus.pointer;
     let mut touch = TerrainTouch {
         at: None,
-        pressed_now: over_view && buttons.just_pressed(MouseButton::Left),
+        pressed_now: false,
         held: buttons.pressed(MouseButton::Left),
     };
     let mut ring = Vec::new();
@@ -64,11 +64,18 @@ pub fn point_at_terrain(
     if let (Some(terrain), Some(cursor), Ok((camera, transform))) =
         (terrain, window.cursor_position(), camera.single())
         && over_view
+        // Beside the 3D view (over the panels) a ray would still reach
+        // the terrain, through the part of the view the panels cover.
+        && camera
+            .logical_viewport_rect()
+            .is_some_and(|view| view.contains(cursor))
         && let Ok(ray) = camera.viewport_to_world(transform, cursor)
         && let Some(hit) = terrain.ray_hit(ray.origin, *ray.direction)
     {
         let at = terrain.to_world(hit);
         touch.at = Some(at);
+        // A press counts only on the terrain, inside the 3D view.
+        touch.pressed_now = buttons.just_pressed(MouseButton::Left);
         if let Some(radius) = brush.world_radius() {
             let mut segment = Vec::new();
             for p in terrain.ring(at, radius, RING_POINTS) {
