@@ -236,6 +236,12 @@ pub fn apply_caps_at(map: &mut Heightmap, caps: &[Cap], origin: (usize, usize)) 
                 let x0 = ((cap.cx - reach - 1.0).max(0.0) as usize).clamp(ox, ox + width);
                 let x1 = ((cap.cx + reach + 2.0).max(0.0) as usize).clamp(ox, ox + width);
                 if x0 < x1 {
+                    // Whole steps of eight where the row allows: the
+                    // kernel leaves the cells outside the disc as they
+                    // are, and a full step is cheaper than a scalar tail.
+                    let steps = (x1 - x0).next_multiple_of(LANE_OFFSETS.len());
+                    let x1 = (x0 + steps).min(ox + width);
+                    let x0 = x1.saturating_sub(steps).max(ox);
                     add_cap_row(&mut row[x0 - ox..x1 - ox], x0, cap, yf);
                 }
             }
