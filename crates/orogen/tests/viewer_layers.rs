@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("sampling", 0),
     ("display_data", 1),
     ("document", 1),
+    ("picking", 1),
     ("handoff", 2),
     ("regen", 3),
     ("camera", 4),

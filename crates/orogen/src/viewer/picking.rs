@@ -1,12 +1,12 @@
 //! Which point of the shown terrain lies under the cursor: a ray from the
 //! camera marched over the displaced surface, and the way back from the
-//! scene to world coordinates. Pure functions over the shown map; the
-//! brush's system ([`super::panels::terrain_brush`]) feeds them the camera.
+//! scene to world coordinates. Pure functions over the shown map.
 //!
 //! The scene centres the map on the origin: cell `(col, row)` sits at
 //! `(col·cell − half_width, height·height_scale, row·cell − half_depth)`,
 //! so world point `(x, y)` (x east, y south, world units from the
 //! north-west corner) is scene `(x − half_width, …, y − half_depth)`.
+//! The brush on the terrain, in the panels, feeds these the camera's ray.
 
 use bevy::math::Vec3;
 use orogen_core::Heightmap;
