@@ -168,13 +168,15 @@ pub fn spill_passes(
     width: usize,
     passes: Vec<Pass>,
 ) -> Vec<(u32, u32)> {
-    // In order, the two cells of each pass (its level has done its job).
+    // In order, the two cells of the lowest pass between each pair of
+    // basins (its level has done its job). Kruskal only ever takes the
+    // lowest edge between two basins (a later one finds them joined), so
+    // the tree is the same as from every pass, and there are far fewer
+    // pairs than passes: 900 against 27,000 in an eroding 257² map.
     let ordered: Vec<(u32, u32)> = if basins.len() < 1 << 30 {
-        // 64-bit keys sort by radix: a few linear passes over the keys,
-        // where comparison sorts took a sixth of a whole erosion step.
-        let mut keys: Vec<u64> = passes.par_iter().map(|p| p.short_key(width)).collect();
+        let mut keys = lowest_per_pair(basins, count, &passes, |p| p.short_key(width));
         drop(passes);
-        radsort::sort(&mut keys);
+        keys.sort_unstable();
         let step = [1, width as u32 - 1, width as u32, width as u32 + 1];
         keys.into_iter()
             .map(|k| {
@@ -183,9 +185,9 @@ pub fn spill_passes(
             })
             .collect()
     } else {
-        let mut keys: Vec<u128> = passes.par_iter().map(Pass::sort_key).collect();
+        let mut keys = lowest_per_pair(basins, count, &passes, Pass::sort_key);
         drop(passes);
-        keys.par_sort_unstable();
+        keys.sort_unstable();
         keys.into_iter()
             .map(|k| ((k >> 32) as u32, k as u32))
             .collect()
@@ -232,6 +234,32 @@ pub fn spill_passes(
         }
     }
     spill
+}
+
+/// The smallest `key` of the passes between each pair of basins, in no
+/// particular order. Each pair is listed under its higher basin, a closed
+/// one, which has few neighbours (the outlets' node 0 may have hundreds).
+fn lowest_per_pair<K: Copy + Ord>(
+    basins: &[u32],
+    count: usize,
+    passes: &[Pass],
+    key: impl Fn(&Pass) -> K,
+) -> Vec<K> {
+    let mut by_basin: Vec<Vec<(u32, K)>> = vec![Vec::new(); count + 1];
+    for pass in passes {
+        let (a, b) = (
+            basins[pass.low_cell as usize],
+            basins[pass.high_cell as usize],
+        );
+        let (low, high) = (a.min(b), a.max(b));
+        let k = key(pass);
+        let pairs = &mut by_basin[high as usize];
+        match pairs.iter_mut().find(|(other, _)| *other == low) {
+            Some((_, lowest)) => *lowest = (*lowest).min(k),
+            None => pairs.push((low, k)),
+        }
+    }
+    by_basin.into_iter().flatten().map(|(_, k)| k).collect()
 }
 
 /// Reroutes every closed basin of `receivers` out through its lowest
