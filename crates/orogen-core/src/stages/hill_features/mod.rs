@@ -483,11 +483,12 @@ impl HillFeatures {
     fn apply_segment(&self, seg: &mut Segment, f: &Feature, dx0: i64, dyf: f32, cells: &mut [f32]) {
         let n = cells.len();
         seg.resize(n);
-        let (t, eased, shaped, inside) = (
+        let (t, eased, shaped, inside, out) = (
             &mut seg.t[..n],
             &mut seg.eased[..n],
             &mut seg.shaped[..n],
             &mut seg.inside[..n],
+            &mut seg.out[..n],
         );
         let radius = f.radius;
         let inv_radius = 1.0 / radius;
@@ -503,14 +504,21 @@ impl HillFeatures {
         self.easing.eval_slice(t, eased);
         self.shape.eval_slice(t, shaped);
         let h = f.height;
+        // Written to a scratch row, then copied: written back in place,
+        // the cells outside the disc become a masked store (`vmaskmovps`
+        // in the AVX2 copy), which AMD's Zen cores run in microcode.
         macro_rules! blend {
             ($op:expr) => {
-                for (((g, &s), &e), &ok) in
-                    cells.iter_mut().zip(&*shaped).zip(&*eased).zip(&*inside)
+                for ((((o, &g), &s), &e), &ok) in out
+                    .iter_mut()
+                    .zip(&*cells)
+                    .zip(&*shaped)
+                    .zip(&*eased)
+                    .zip(&*inside)
                 {
                     let d = s * h * (1.0 - e);
-                    let v = $op(*g, d, e);
-                    *g = if ok { v } else { *g };
+                    let v = $op(g, d, e);
+                    *o = if ok { v } else { g };
                 }
             };
         }
@@ -523,6 +531,7 @@ impl HillFeatures {
             FeatureBlend::Max => blend!(|g: f32, d: f32, _e: f32| g.max(d)),
             FeatureBlend::Min => blend!(|g: f32, d: f32, _e: f32| g.min(d)),
         }
+        cells.copy_from_slice(out);
     }
 }
 
@@ -634,6 +643,7 @@ struct Segment {
     eased: Vec<f32>,
     shaped: Vec<f32>,
     inside: Vec<bool>,
+    out: Vec<f32>,
 }
 
 impl Segment {
@@ -643,6 +653,7 @@ impl Segment {
             eased: vec![0.0; n],
             shaped: vec![0.0; n],
             inside: vec![false; n],
+            out: vec![0.0; n],
         }
     }
 
