@@ -213,11 +213,13 @@ impl PaintBrush {
                 .on_hover_text(lower);
         });
         ui.add(
-            egui::Slider::new(&mut self.radius, longest / 500.0..=longest / 3.0)
+            egui::Slider::new(&mut self.radius, radius_range(longest))
                 .logarithmic(true)
                 .text("brush radius"),
         )
-        .on_hover_text("In world units, like the recipe's extent");
+        .on_hover_text(
+            "In world units, like the recipe's extent; [ and ] resize it while you paint",
+        );
         ui.add(egui::Slider::new(&mut self.strength, 0.05..=1.0).text("strength"))
             .on_hover_text(
                 "The level the brush raises the map to, or lowers it by: at 0.5 a stroke \
@@ -257,6 +259,22 @@ impl PaintBrush {
             let r = self.radius / extent[0].max(1e-6) * rect.width();
             ui.painter()
                 .circle_stroke(pos, r.max(1.0), egui::Stroke::new(1.5, self.colour()));
+        }
+    }
+
+    /// `[` and `]` shrink and grow the brush while a map is painted (not
+    /// while a text field has the keys).
+    pub fn resize_keys(&mut self, ctx: &egui::Context, doc: &Document) {
+        if self.target.is_none() || ctx.egui_wants_keyboard_input() {
+            return;
+        }
+        let steps = ctx.input(|i| {
+            i.num_presses(egui::Key::CloseBracket) as i32
+                - i.num_presses(egui::Key::OpenBracket) as i32
+        });
+        if steps != 0 {
+            let longest = doc.recipe.extent.x.max(doc.recipe.extent.y).max(1e-3);
+            self.radius = stepped_radius(self.radius, steps, longest);
         }
     }
 
@@ -451,6 +469,23 @@ fn painted_mask(doc: &Document, target: PaintTarget) -> Option<&PaintedMask> {
     }
 }
 
+/// The brush radii offered for a world whose longer side is `longest`.
+fn radius_range(longest: f32) -> std::ops::RangeInclusive<f32> {
+    longest / 500.0..=longest / 3.0
+}
+
+/// `radius` after `steps` presses of `]` (negative: of `[`), a quarter
+/// larger or smaller each, within [`radius_range`].
+fn stepped_radius(radius: f32, steps: i32, longest: f32) -> f32 {
+    let range = radius_range(longest);
+    let start = if radius.is_finite() && radius > 0.0 {
+        radius
+    } else {
+        longest / 20.0
+    };
+    (start * 1.25f32.powi(steps)).clamp(*range.start(), *range.end())
+}
+
 /// The world point under `pos` on a map drawn in `rect`: the map's
 /// corners are the world's, north up.
 pub fn to_world(pos: egui::Pos2, rect: egui::Rect, extent: [f32; 2]) -> [f32; 2] {
@@ -550,6 +585,24 @@ mod tests {
         // Its own stage removed: nothing is painted.
         brush.follow_stages(|i| (i != 0).then_some(i));
         assert_eq!(brush.target, None);
+    }
+
+    #[test]
+    fn brackets_step_the_radius_by_a_quarter_within_its_range() {
+        assert!((stepped_radius(100.0, 1, 1024.0) - 125.0).abs() < 1e-3);
+        assert!((stepped_radius(100.0, -1, 1024.0) - 80.0).abs() < 1e-3);
+        assert!((stepped_radius(100.0, 2, 1024.0) - 156.25).abs() < 1e-3);
+        assert_eq!(
+            stepped_radius(300.0, 5, 1024.0),
+            1024.0 / 3.0,
+            "the largest"
+        );
+        assert_eq!(
+            stepped_radius(3.0, -9, 1024.0),
+            1024.0 / 500.0,
+            "the smallest"
+        );
+        assert!((stepped_radius(f32::NAN, 0, 1000.0) - 50.0).abs() < 1e-3);
     }
 
     #[test]

@@ -265,6 +265,7 @@ fn draw_panels(
 
     let request = info.history_request;
     // Painting on the terrain: the panels did not take the pointer.
+    panels.brush.resize_keys(&ctx, &doc);
     panels.brush.paint_on_terrain(pointer.touch, &mut doc);
     let screen = ctx.viewport_rect();
     let view = egui::Rect::from_min_max(
