@@ -435,15 +435,16 @@ fn in_dir(file: &str, base_dir: Option<&Path>) -> PathBuf {
     }
 }
 
-/// The file name of stage `index`'s painted map in `slot` beside the
-/// recipe file `recipe_path`: `<recipe stem>.mask-<index>.png` for its
-/// mask, `<recipe stem>.uplift-<index>.png` for its uplift map, and so on.
-pub fn file_beside(recipe_path: &Path, index: usize, slot: crate::recipe::MapSlot) -> String {
+/// The file name of stage `index`'s painted map beside the recipe file
+/// `recipe_path`, `word` naming its slot (the recipe's
+/// `MapSlot::file_word`): `<recipe stem>.mask-<index>.png` for its mask,
+/// `<recipe stem>.uplift-<index>.png` for its uplift map, and so on.
+pub fn file_beside(recipe_path: &Path, index: usize, word: &str) -> String {
     let stem = recipe_path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "recipe".into());
-    format!("{stem}.{}-{index}.png", slot.file_word())
+    format!("{stem}.{word}-{index}.png")
 }
 
 /// A file's name and bytes.
@@ -468,7 +469,7 @@ pub fn copies_beside(
                 continue;
             };
             let image = resolve(painted, base_dir)?;
-            let name = file_beside(recipe_path, index, slot);
+            let name = file_beside(recipe_path, index, slot.file_word());
             files.push((name.clone(), image.to_png()));
             painted.file = name;
         }
