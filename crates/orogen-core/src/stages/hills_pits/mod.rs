@@ -283,7 +283,8 @@ fn add_cap_row_avx2(cells: &mut [f32], first_x: usize, cap: &Cap, y: f32) {
     let dy2 = _mm256_set1_ps(dy * dy);
     let r2 = _mm256_set1_ps(cap.radius * cap.radius);
     let (cx, factor) = (_mm256_set1_ps(cap.cx), _mm256_set1_ps(cap.factor));
-    let offsets = _mm256_setr_ps(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0);
+    // SAFETY: LANE_OFFSETS is eight f32s.
+    let offsets = unsafe { _mm256_loadu_ps(LANE_OFFSETS.as_ptr()) };
     let zero = _mm256_setzero_ps();
     let mut x = first_x as f32;
     let done = cells.len() - cells.len() % LANE_OFFSETS.len();

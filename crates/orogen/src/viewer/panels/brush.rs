@@ -172,10 +172,8 @@ impl PaintBrush {
         let Some(target) = self.target else {
             return;
         };
-        let longest = doc.recipe.extent.x.max(doc.recipe.extent.y).max(1e-3);
-        if self.radius.is_nan() || self.radius <= 0.0 {
-            self.radius = longest / 20.0;
-        }
+        let longest = longest_side(doc);
+        self.radius = stepped_radius(self.radius, 0, longest);
         let label = doc
             .recipe
             .stages
@@ -273,8 +271,7 @@ impl PaintBrush {
                 - i.num_presses(egui::Key::OpenBracket) as i32
         });
         if steps != 0 {
-            let longest = doc.recipe.extent.x.max(doc.recipe.extent.y).max(1e-3);
-            self.radius = stepped_radius(self.radius, steps, longest);
+            self.radius = stepped_radius(self.radius, steps, longest_side(doc));
         }
     }
 
@@ -469,13 +466,19 @@ fn painted_mask(doc: &Document, target: PaintTarget) -> Option<&PaintedMask> {
     }
 }
 
+/// The world's longer side, in world units.
+fn longest_side(doc: &Document) -> f32 {
+    doc.recipe.extent.x.max(doc.recipe.extent.y).max(1e-3)
+}
+
 /// The brush radii offered for a world whose longer side is `longest`.
 fn radius_range(longest: f32) -> std::ops::RangeInclusive<f32> {
     longest / 500.0..=longest / 3.0
 }
 
 /// `radius` after `steps` presses of `]` (negative: of `[`), a quarter
-/// larger or smaller each, within [`radius_range`].
+/// larger or smaller each, within [`radius_range`]; a radius not chosen
+/// yet (0 or NaN) starts at a twentieth of the world.
 fn stepped_radius(radius: f32, steps: i32, longest: f32) -> f32 {
     let range = radius_range(longest);
     let start = if radius.is_finite() && radius > 0.0 {
