@@ -350,6 +350,30 @@ fn routing_matches_the_reference_on_long_maps() {
     }
 }
 
+/// Maps of many bands of basin walks (the walks run in parallel, 16,384
+/// start cells a task): the same receivers as the reference on 1, 2 and
+/// 8 threads.
+#[test]
+fn routing_matches_the_reference_on_any_thread_count() {
+    for (kind, mode) in [(0, 0), (1, 2), (2, 4), (3, 1)] {
+        let (w, h) = (181, 97);
+        let heights = test_heights(w, h, 31 + kind as u64, kind);
+        let outlets = test_outlets(&heights, 7, mode);
+        let expected = hydro::reference::receivers(&heights, w, &outlets);
+        for threads in [1, 2, 8] {
+            let routing = in_pool(threads, || Routing::new(&heights, w, &outlets));
+            assert!(
+                routing.pits_resolved > 0,
+                "kind {kind}: the map should have pits to carve"
+            );
+            assert_eq!(
+                routing.receivers, expected,
+                "kind {kind}, mode {mode}, {threads} threads"
+            );
+        }
+    }
+}
+
 /// −0.0 and +0.0 are the same height, so they must route the same. The
 /// smallest map where they do not (found by search over the 3-level
 /// maps): the centre is a pit at −0.0 whose two lowest passes, to the

@@ -21,6 +21,7 @@
 //! cell hands its water across the pass.
 
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A link between two basins across neighbouring cells `low_cell` <
 /// `high_cell` (by index), at the pass height `level`.
@@ -81,33 +82,50 @@ impl Pass {
 /// first, then walking each unlabelled cell down to the first labelled
 /// one (in index order that is mostly the neighbour just labelled) costs
 /// one short walk per cell instead of a full order and a scattered pass.
-pub fn basin_ids(receivers: &[u32], is_outlet: &dyn Fn(usize) -> bool) -> (Vec<u32>, usize) {
+/// The walks run in parallel over bands of rows: two threads may walk
+/// the same path and both write its cells, but always the same id (a
+/// cell's basin is its root's), so the ids do not depend on the threads.
+pub fn basin_ids(
+    receivers: &[u32],
+    is_outlet: &(dyn Fn(usize) -> bool + Sync),
+) -> (Vec<u32>, usize) {
     const UNSET: u32 = u32::MAX;
-    let mut basins = vec![UNSET; receivers.len()];
+    /// Start cells a task walks from: long enough to amortise a task.
+    const BAND: usize = 1 << 14;
     let mut count = 0u32;
-    for (i, &r) in receivers.iter().enumerate() {
-        if r as usize == i {
-            basins[i] = if is_outlet(i) {
+    let basins: Vec<AtomicU32> = receivers
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| {
+            AtomicU32::new(if r as usize != i {
+                UNSET
+            } else if is_outlet(i) {
                 0
             } else {
                 count += 1;
                 count
-            };
-        }
-    }
-    let mut path = Vec::new();
-    for start in 0..receivers.len() {
-        let mut c = start;
-        while basins[c] == UNSET {
-            path.push(c);
-            c = receivers[c] as usize;
-        }
-        let basin = basins[c];
-        for &p in &path {
-            basins[p] = basin;
-        }
-        path.clear();
-    }
+            })
+        })
+        .collect();
+    (0..receivers.len())
+        .into_par_iter()
+        .step_by(BAND)
+        .for_each_init(Vec::new, |path, first| {
+            for start in first..(first + BAND).min(receivers.len()) {
+                let mut c = start;
+                let mut basin = basins[c].load(Ordering::Relaxed);
+                while basin == UNSET {
+                    path.push(c);
+                    c = receivers[c] as usize;
+                    basin = basins[c].load(Ordering::Relaxed);
+                }
+                for &p in path.iter() {
+                    basins[p].store(basin, Ordering::Relaxed);
+                }
+                path.clear();
+            }
+        });
+    let basins = basins.into_iter().map(AtomicU32::into_inner).collect();
     (basins, count as usize)
 }
 
@@ -269,7 +287,7 @@ pub fn route_out_of_depressions(
     heights: &[f32],
     width: usize,
     receivers: &mut [u32],
-    is_outlet: &dyn Fn(usize) -> bool,
+    is_outlet: &(dyn Fn(usize) -> bool + Sync),
 ) {
     let (basins, count) = basin_ids(receivers, is_outlet);
     let passes = basin_passes(heights, width, &basins);

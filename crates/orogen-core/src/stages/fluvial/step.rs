@@ -138,8 +138,12 @@ pub fn incise(
 #[inline]
 pub fn solve_cell(h: f64, hr: f64, k_dt_am: f64, distance: f64, n: f64) -> f64 {
     if n == 1.0 {
+        // (h + f·hr)/(1 + f), written so that the divisions do not wait
+        // for hr: in the drainage-order walk hr is the receiver's height
+        // just solved, and only the multiply-add is left on that chain.
         let f = k_dt_am / distance;
-        return (h + f * hr) / (1.0 + f);
+        let inv = 1.0 / (1.0 + f);
+        return h * inv + hr * (f * inv);
     }
     let f = k_dt_am / distance.powf(n);
     let x0 = h - hr;
