@@ -37,7 +37,7 @@ use std::path::Path;
 use step::{StepFields, StepParams, stream_power_step};
 
 /// Levels with fewer cells than this run their steps on one thread.
-const SERIAL_CELLS: usize = 1 << 15;
+const SERIAL_CELLS: usize = 1 << 13;
 
 /// Cells a side of the blocks that fine levels run on: maps up to
 /// 2 × 8192 + 1 cells a side run every level on the whole map, coupled

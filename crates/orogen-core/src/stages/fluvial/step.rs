@@ -53,12 +53,29 @@ pub struct StepReport {
 /// drain few cells, and `powf` is most of the solve's cost otherwise.
 const AREA_TABLE: usize = 4096;
 
-/// `cells^m · cell_area^m` for small cell counts (index = cells).
-fn area_factors(m: f64, cell_area: f64) -> Vec<f64> {
-    let scale = cell_area.powf(m);
-    (0..AREA_TABLE)
-        .map(|c| (c as f64).powf(m) * scale)
-        .collect()
+/// `cells^m · cell_area^m` for small cell counts (index = cells). Kept
+/// per thread for the last (m, cell area): a level's steps all use the
+/// same, and 4096 `powf`s a step cost more than a small level's solve.
+fn area_factors(m: f64, cell_area: f64) -> std::rc::Rc<[f64]> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(u64, u64, std::rc::Rc<[f64]>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if let Some((bm, ba, table)) = last.as_ref()
+            && *bm == m.to_bits()
+            && *ba == cell_area.to_bits()
+        {
+            return table.clone();
+        }
+        let scale = cell_area.powf(m);
+        let table: std::rc::Rc<[f64]> = (0..AREA_TABLE)
+            .map(|c| (c as f64).powf(m) * scale)
+            .collect();
+        *last = Some((m.to_bits(), cell_area.to_bits(), table.clone()));
+        table
+    })
 }
 
 #[inline]
