@@ -105,6 +105,14 @@ fn river_valley_drains_like_rivers() {
     check_preset("river-valley");
 }
 
+/// Lake-valley is river-valley's erosion with fourteen hollows pressed
+/// into its low ground afterwards: lakes, each with one lowest cell, so
+/// its closed pits stay far under the limit.
+#[test]
+fn lake_valley_drains_like_rivers() {
+    check_preset("lake-valley");
+}
+
 /// A low plain where nothing rises but under four soft brush strokes (a
 /// ridge and three spurs, painted as the viewer paints them): the range
 /// the strokes raise drains like the presets.

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Each eroded preset as it was at a git revision beside the preset now,
+drawn with its channels as `drainage-pictures.py` draws them, for the
+README when a preset changes.
+
+    scripts/preset-change-pictures.py REV [--size 513] [--out docs/images]
+
+For `eroded-mountains`, `river-valley` and `lake-valley`: the preset
+file at REV (`git show REV:assets/presets/NAME.ron`) and the file now,
+both run by today's code (the `float_heights` example of orogen-core),
+so the pictures show what the recipe change does. Writes
+`<preset>-then-now.png` (then | now) and prints each map's θ, r² and
+closed-pit share (fastscapelib) and the fluvial stage's milliseconds.
+"""
+import argparse
+import importlib.util
+import os
+import re
+import subprocess
+import tempfile
+
+import numpy as np
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+PRESETS = ["eroded-mountains", "river-valley", "lake-valley"]
+
+
+def load(name, file):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(example, recipe, size, folder, label):
+    out = os.path.join(folder, f"{label}.f32")
+    done = subprocess.run([example, recipe, out, str(size)], check=True, capture_output=True, text=True)
+    info = done.stdout.split()
+    w, h = (int(v) for v in info[0].split("x"))
+    millis = re.search(r"fluvial-erosion\s+([0-9.]+) ms", done.stderr)
+    heights = np.fromfile(out, dtype="<f4").reshape(h, w).astype(np.float64)
+    return heights, float(info[2]), float(millis.group(1)) if millis else float("nan")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("rev")
+    parser.add_argument("--size", type=int, default=513)
+    parser.add_argument("--out", default=os.path.join(REPO, "docs", "images"))
+    args = parser.parse_args()
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--release", "-p", "orogen-core", "--example", "float_heights"],
+        check=True,
+        cwd=REPO,
+    )
+    example = os.path.join(REPO, "target", "release", "examples", "float_heights")
+    pictures = load("drainage_pictures", "drainage-pictures.py")
+    checker = load("drainage_check", "drainage-check.py")
+    with tempfile.TemporaryDirectory() as folder:
+        for preset in PRESETS:
+            then = os.path.join(folder, f"{preset}-then.ron")
+            text = subprocess.run(
+                ["git", "show", f"{args.rev}:assets/presets/{preset}.ron"],
+                check=True, capture_output=True, text=True, cwd=REPO,
+            ).stdout
+            with open(then, "w") as f:
+                f.write(text)
+            now = os.path.join(REPO, "assets", "presets", f"{preset}.ron")
+            panels = []
+            for label, recipe in (("then", then), ("now", now)):
+                h, cell, millis = run(example, recipe, args.size, folder, f"{preset}-{label}")
+                stats = checker.analyse(h, cell, 2000.0)
+                print(
+                    f"{preset} {args.size}² {label}: θ {stats['theta']:.3f} r² {stats['r2']:.3f} "
+                    f"pits {stats['pits_percent']:.3f} %, fluvial {millis:.0f} ms"
+                )
+                panels.append(pictures.picture(h, cell).resize((512, 512), Image.BOX))
+            sheet = Image.new("RGB", (1024 + 8, 512), (255, 255, 255))
+            sheet.paste(panels[0], (0, 0))
+            sheet.paste(panels[1], (512 + 8, 0))
+            path = os.path.join(args.out, f"{preset}-then-now.png")
+            sheet.save(path)
+            print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()
