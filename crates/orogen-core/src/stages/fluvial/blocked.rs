@@ -1,5 +1,7 @@
 //! Fluvial erosion by blocks, for maps whose fine levels span more than
-//! one block ([`super::blocks`]).
+//! one block ([`super::blocks`]): which blocks each level of a window
+//! erodes, and the inputs they read. The levels run in the same level
+//! loop as the whole map's (`levels.rs`).
 //!
 //! The coarse level, and every finer level that fits in one block, runs
 //! on the whole world; every window computes them identically (they are
@@ -12,50 +14,13 @@
 //! base level by the coarse input's range: facts every window shares, so
 //! a window needs the stage's input only over its own blocks.
 
-use super::blocks::{Axis, Rect, Span, part, resized_part, source_span};
-use super::{FluvialErosion, LevelRun, SERIAL_CELLS, schedule};
+use super::blocks::{Axis, LevelBlocks, Rect, Span, source_span};
+use super::levels::LevelInputs;
+use super::{FluvialErosion, schedule};
 use crate::heightmap::Heightmap;
-use crate::hydro::{Edges, Outlets, Routing, breach_shallow, fill_levels};
+use crate::hydro::{Edges, Outlets};
 use crate::stages::{StageContext, StageError};
 use crate::window::grid::{Window, WorldWindow};
-use rayon::prelude::*;
-use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// The blocks of one level that a run erodes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LevelBlocks {
-    /// The level's cells (width, height).
-    pub dims: (usize, usize),
-    /// Columns of blocks.
-    pub cols: Range<usize>,
-    /// Rows of blocks.
-    pub rows: Range<usize>,
-}
-
-impl LevelBlocks {
-    fn axes(&self, block: usize) -> (Axis, Axis) {
-        (Axis::new(self.dims.0, block), Axis::new(self.dims.1, block))
-    }
-
-    /// The cells the blocks are eroded over.
-    pub fn computed(&self, block: usize) -> Rect {
-        let (ax, ay) = self.axes(block);
-        Rect {
-            x: ax.computed_of(&self.cols),
-            y: ay.computed_of(&self.rows),
-        }
-    }
-
-    /// The cells where these blocks give the whole map's value.
-    pub fn exact(&self, block: usize) -> Rect {
-        let (ax, ay) = self.axes(block);
-        Rect {
-            x: ax.exact(&self.cols),
-            y: ay.exact(&self.rows),
-        }
-    }
-}
 
 /// Whether a level of `dims` cells spans more than one block.
 fn is_blocked(dims: (usize, usize), block: usize) -> bool {
@@ -160,135 +125,21 @@ impl FluvialErosion {
         }
         let plan = self.plan(levels, first, last);
         let coarse_dims = levels[0];
-        let coarse_input = match ctx.earlier_stages_at(coarse_dims.0, coarse_dims.1)? {
+        let coarse = match ctx.earlier_stages_at(coarse_dims.0, coarse_dims.1)? {
             Some(m) => m,
             None if place.is_whole() => map.resized(coarse_dims.0, coarse_dims.1),
             None => return Err(StageError::WholeWorldOnly),
         };
-        let range = coarse_input.range();
         let extent = ctx.cell_size * (place.world_width - 1) as f32;
-        let coarse_cell = extent / (coarse_dims.0.max(2) - 1) as f32;
-        let cancel = ctx.cancel;
-        let stepping = Stepping {
-            stage: self,
-            range,
-            coarse_cell,
-            extent,
-            cancel,
-            base_dir: ctx.base_dir.as_deref(),
-        };
-
-        // The whole levels: the coarse one and those within one block.
-        let mut below: Option<Level> = None;
-        for (k, &dims) in levels.iter().enumerate().take(first) {
-            let input = if k == 0 {
-                coarse_input.clone()
-            } else {
-                coarse_input.resized(dims.0, dims.1)
-            };
-            let mut level_map = match &below {
-                None => input.clone(),
-                Some(b) => b.carried_up(self, dims, Rect::whole(dims.0, dims.1), &input),
-            };
-            if k == 0 {
-                self.add_roughness(&mut level_map, ctx, k);
-            } else {
-                self.breach_depressions(&mut level_map);
-            }
-            let outlets = self.outlets();
-            let finished = single_thread_when_small(dims, || {
-                stepping.run(k, dims, &mut level_map, &input, outlets, Edges::default())
-            });
-            if !finished? {
-                return Err(StageError::Cancelled);
-            }
-            below = Some(Level {
-                rect: Rect::whole(dims.0, dims.1),
-                dims,
-                eroded: level_map,
-                input,
-            });
-        }
-
-        // The levels by blocks.
-        for (k, blocks) in (first..=n).zip(&plan) {
-            let is_last = k == n;
-            let dims = blocks.dims;
-            let Some(b) = below.as_ref() else {
-                return Err(StageError::Failed(
-                    "no coarse level below the blocks".into(),
-                ));
-            };
-            let (ax, ay) = blocks.axes(block);
-            let list: Vec<(usize, usize)> = blocks
-                .rows
-                .clone()
-                .flat_map(|by| blocks.cols.clone().map(move |bx| (bx, by)))
-                .collect();
-            // A rectangle of this level's input: the map itself at the last
-            // level, the coarse input carried up below it.
-            let level_input = |rect: Rect| {
-                if is_last {
-                    part(map, here, rect)
-                } else {
-                    resized_part(
-                        &coarse_input,
-                        Rect::whole(coarse_dims.0, coarse_dims.1),
-                        coarse_dims,
-                        dims,
-                        rect,
-                    )
-                }
-            };
-            let eroded = list
-                .par_iter()
-                .map(|&(bx, by)| {
-                    let comp = Rect {
-                        x: ax.computed(bx),
-                        y: ay.computed(by),
-                    };
-                    let input = level_input(comp);
-                    let mut m = b.carried_up(self, dims, comp, &input);
-                    let (outlets, held) = self.block_edges(comp, dims);
-                    if !is_last {
-                        let routing = Routing::new(m.data(), m.width(), &outlets);
-                        breach_shallow(m.data_mut(), &routing, self.breach_depth);
-                    }
-                    if !stepping.run(k, dims, &mut m, &input, outlets, held)? {
-                        return Err(StageError::Cancelled);
-                    }
-                    if is_last {
-                        let routing = Routing::new(m.data(), m.width(), &outlets);
-                        breach_shallow(m.data_mut(), &routing, self.breach_depth);
-                        if !self.keep_lakes {
-                            let levels = fill_levels(m.data(), &routing);
-                            m.data_mut().copy_from_slice(&levels);
-                        }
-                    }
-                    Ok((comp, m))
-                })
-                .collect::<Result<Vec<_>, StageError>>()?;
-            let exact = blocks.exact(block);
-            let blended = blend(&ax, &ay, blocks, &eroded, exact);
-            let input = level_input(exact);
-            below = Some(Level {
-                rect: exact,
-                dims,
-                eroded: blended,
-                input,
-            });
-        }
-        let Some(top) = below else {
-            return Ok(());
-        };
+        let inputs = LevelInputs::Blocked { coarse, map, here };
+        let (rect, top) = self.run_levels(ctx, levels, &plan, &inputs, extent)?;
         // The exact cells into the map (which covers `here`).
         let width = map.width();
-        for y in top.rect.y.start..top.rect.y.end {
-            let src = top.eroded.row(y - top.rect.y.start);
+        for y in rect.y.start..rect.y.end {
+            let src = top.row(y - rect.y.start);
             let row = y - here.y.start;
             let dst = &mut map.data_mut()[row * width..(row + 1) * width];
-            dst[top.rect.x.start - here.x.start..top.rect.x.end - here.x.start]
-                .copy_from_slice(src);
+            dst[rect.x.start - here.x.start..rect.x.end - here.x.start].copy_from_slice(src);
         }
         Ok(())
     }
@@ -296,7 +147,7 @@ impl FluvialErosion {
     /// A block's outlets and held edges: the world's own edges drain as
     /// the recipe says; the edges where the block is cut out of the world
     /// are outlets that keep their height.
-    fn block_edges(&self, comp: Rect, dims: (usize, usize)) -> (Outlets, Edges) {
+    pub(super) fn block_edges(&self, comp: Rect, dims: (usize, usize)) -> (Outlets, Edges) {
         let held = Edges {
             north: comp.y.start > 0,
             south: comp.y.end < dims.1,
@@ -312,129 +163,4 @@ impl FluvialErosion {
         };
         (outlets, held)
     }
-}
-
-/// A level's result over `rect` of its `dims` cells.
-struct Level {
-    rect: Rect,
-    dims: (usize, usize),
-    eroded: Heightmap,
-    input: Heightmap,
-}
-
-impl Level {
-    /// The eroded level carried up to `dims` over `target`, plus the
-    /// recipe's share of the detail `input` adds to this level's input.
-    fn carried_up(
-        &self,
-        stage: &FluvialErosion,
-        dims: (usize, usize),
-        target: Rect,
-        input: &Heightmap,
-    ) -> Heightmap {
-        let mut up = resized_part(&self.eroded, self.rect, self.dims, dims, target);
-        if stage.fine_detail > 0.0 {
-            let coarse = resized_part(&self.input, self.rect, self.dims, dims, target);
-            let share = stage.fine_detail;
-            up.data_mut()
-                .par_iter_mut()
-                .zip(input.data().par_iter().zip(coarse.data().par_iter()))
-                .for_each(|(h, (fine, coarse))| *h += share * (fine - coarse));
-        }
-        up
-    }
-}
-
-/// The numbers every level's steps share.
-struct Stepping<'a> {
-    stage: &'a FluvialErosion,
-    range: (f32, f32),
-    coarse_cell: f32,
-    extent: f32,
-    cancel: Option<&'a AtomicBool>,
-    base_dir: Option<&'a std::path::Path>,
-}
-
-impl Stepping<'_> {
-    /// Runs level `k`'s steps (a level of `dims` cells) on `map`, all of
-    /// it or a block, with uplift from `input`; false when cancelled.
-    fn run(
-        &self,
-        k: usize,
-        dims: (usize, usize),
-        map: &mut Heightmap,
-        input: &Heightmap,
-        outlets: Outlets,
-        held: Edges,
-    ) -> Result<bool, StageError> {
-        let s = self.stage;
-        let cell = self.extent / (dims.0 - 1) as f32;
-        let level = LevelRun {
-            input,
-            range: self.range,
-            cell_size: cell,
-            steps: s.level_steps(k),
-            dt_scale: s.level_dt_scale(k, cell / self.coarse_cell),
-            outlets,
-            held,
-            base_dir: self.base_dir,
-        };
-        s.run_level(map, &level, &mut |_| {
-            !self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
-        })
-    }
-}
-
-/// Runs `f` on one thread for a small level (its steps cost less than
-/// waking the others); the bytes do not depend on it.
-fn single_thread_when_small<T: Send>(dims: (usize, usize), f: impl FnOnce() -> T + Send) -> T {
-    match (dims.0 * dims.1 < SERIAL_CELLS)
-        .then(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok())
-        .flatten()
-    {
-        Some(pool) => pool.install(f),
-        None => f(),
-    }
-}
-
-/// The blocks' results mixed over `exact`: at each cell, the sum over the
-/// blocks with a weight there (rows of blocks, then columns, in order) of
-/// weight × value.
-fn blend(
-    ax: &Axis,
-    ay: &Axis,
-    blocks: &LevelBlocks,
-    eroded: &[(Rect, Heightmap)],
-    exact: Rect,
-) -> Heightmap {
-    let (w, h) = (exact.x.len(), exact.y.len());
-    let cols = blocks.cols.len();
-    let mut out = Heightmap::new(w.max(1), h.max(1));
-    out.data_mut()
-        .par_chunks_mut(w.max(1))
-        .enumerate()
-        .for_each(|(row, dst)| {
-            let y = exact.y.start + row;
-            for (col, v) in dst.iter_mut().enumerate() {
-                let x = exact.x.start + col;
-                let mut acc = 0f32;
-                for by in blocks.rows.clone() {
-                    let wy = ay.weight(by, y);
-                    if wy == 0.0 {
-                        continue;
-                    }
-                    for bx in blocks.cols.clone() {
-                        let wx = ax.weight(bx, x);
-                        if wx == 0.0 {
-                            continue;
-                        }
-                        let (comp, m) =
-                            &eroded[(by - blocks.rows.start) * cols + bx - blocks.cols.start];
-                        acc += (wy * wx) * m.get(x - comp.x.start, y - comp.y.start);
-                    }
-                }
-                *v = acc;
-            }
-        });
-    out
 }

@@ -10,6 +10,7 @@
 //! map, which runs the same blocks.
 
 use crate::heightmap::Heightmap;
+use rayon::prelude::*;
 use std::ops::Range;
 
 /// Cells `start..end` along one axis.
@@ -259,6 +260,84 @@ pub fn part(src: &Heightmap, at: Rect, rect: Rect) -> Heightmap {
         data.extend_from_slice(&row[rect.x.start - at.x.start..rect.x.end - at.x.start]);
     }
     Heightmap::from_vec(rect.x.len(), rect.y.len(), data).unwrap_or_else(|| Heightmap::new(1, 1))
+}
+
+/// The blocks of one level that a run erodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelBlocks {
+    /// The level's cells (width, height).
+    pub dims: (usize, usize),
+    /// Columns of blocks.
+    pub cols: Range<usize>,
+    /// Rows of blocks.
+    pub rows: Range<usize>,
+}
+
+impl LevelBlocks {
+    /// The level's two axes cut into blocks of `block` cells.
+    pub fn axes(&self, block: usize) -> (Axis, Axis) {
+        (Axis::new(self.dims.0, block), Axis::new(self.dims.1, block))
+    }
+
+    /// The cells the blocks are eroded over.
+    pub fn computed(&self, block: usize) -> Rect {
+        let (ax, ay) = self.axes(block);
+        Rect {
+            x: ax.computed_of(&self.cols),
+            y: ay.computed_of(&self.rows),
+        }
+    }
+
+    /// The cells where these blocks give the whole map's value.
+    pub fn exact(&self, block: usize) -> Rect {
+        let (ax, ay) = self.axes(block);
+        Rect {
+            x: ax.exact(&self.cols),
+            y: ay.exact(&self.rows),
+        }
+    }
+}
+
+/// The blocks' results mixed over `exact`: at each cell, the sum over the
+/// blocks with a weight there (rows of blocks, then columns, in order) of
+/// weight × value.
+pub fn blend(
+    ax: &Axis,
+    ay: &Axis,
+    blocks: &LevelBlocks,
+    eroded: &[(Rect, Heightmap)],
+    exact: Rect,
+) -> Heightmap {
+    let (w, h) = (exact.x.len(), exact.y.len());
+    let cols = blocks.cols.len();
+    let mut out = Heightmap::new(w.max(1), h.max(1));
+    out.data_mut()
+        .par_chunks_mut(w.max(1))
+        .enumerate()
+        .for_each(|(row, dst)| {
+            let y = exact.y.start + row;
+            for (col, v) in dst.iter_mut().enumerate() {
+                let x = exact.x.start + col;
+                let mut acc = 0f32;
+                for by in blocks.rows.clone() {
+                    let wy = ay.weight(by, y);
+                    if wy == 0.0 {
+                        continue;
+                    }
+                    for bx in blocks.cols.clone() {
+                        let wx = ax.weight(bx, x);
+                        if wx == 0.0 {
+                            continue;
+                        }
+                        let (comp, m) =
+                            &eroded[(by - blocks.rows.start) * cols + bx - blocks.cols.start];
+                        acc += (wy * wx) * m.get(x - comp.x.start, y - comp.y.start);
+                    }
+                }
+                *v = acc;
+            }
+        });
+    out
 }
 
 #[cfg(test)]

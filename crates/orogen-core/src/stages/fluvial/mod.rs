@@ -14,11 +14,14 @@
 //! fixed by the recipe (`coarse_size`), on the earlier stages' map run at
 //! that sampling; the change is then carried up one doubling at a time,
 //! each level refined by a few steps on the earlier stages' map at that
-//! level plus the change so far ([`schedule`]).
+//! level plus the change so far ([`schedule`]). One level loop
+//! (`levels.rs`) runs the levels of the whole map and of the blocks, and
+//! one step loop ([`FluvialErosion::run_level`]) each level's steps.
 
 pub mod blocked;
 pub mod blocks;
 pub mod diffusion;
+mod levels;
 pub mod reference;
 pub mod schedule;
 pub mod step;
@@ -619,89 +622,19 @@ impl StageOp for FluvialErosion {
         let (width, height) = (map.width(), map.height());
         let extent = ctx.cell_size * (width - 1) as f32;
         let levels = schedule::levels(width, height, self.coarse_size as usize);
-        let fine_input = map.clone();
-        let coarse_cell = extent / (levels[0].0.max(2) - 1) as f32;
-        // The eroded map and the input of the level below.
-        let mut below: Option<(Heightmap, Heightmap)> = None;
-        for (k, &(lw, lh)) in levels.iter().enumerate() {
-            let last = k + 1 == levels.len();
-            let input = if last {
-                fine_input.clone()
-            } else if k == 0 {
-                ctx.earlier_stages_at(lw, lh)?
-                    .unwrap_or_else(|| fine_input.resized(lw, lh))
-            } else {
-                fine_input.resized(lw, lh)
-            };
-            let cell = extent / (lw - 1) as f32;
-            let mut level_map = match &below {
-                None => input.clone(),
-                Some((eroded, input_below)) => {
-                    // The eroded level below, carried up, plus a share of
-                    // the detail this sampling adds to the input.
-                    let mut up = eroded.resized(lw, lh);
-                    if self.fine_detail > 0.0 {
-                        let coarse_input = input_below.resized(lw, lh);
-                        let share = self.fine_detail;
-                        up.data_mut()
-                            .par_iter_mut()
-                            .zip(input.data().par_iter().zip(coarse_input.data().par_iter()))
-                            .for_each(|(h, (fine, coarse))| *h += share * (fine - coarse));
-                    }
-                    up
-                }
-            };
-            if k == 0 {
-                self.add_roughness(&mut level_map, ctx, k);
+        let (cw, ch) = levels[0];
+        let coarse = if levels.len() == 1 {
+            // Unused: the map is its own and only level.
+            Heightmap::new(1, 1)
+        } else {
+            match ctx.earlier_stages_at(cw, ch)? {
+                Some(m) => m,
+                None => map.resized(cw, ch),
             }
-            // The map's own level skips this: the breach after its last
-            // step cuts the same hollows, one routing fewer at the
-            // costliest size.
-            if k > 0 && !last {
-                self.breach_depressions(&mut level_map);
-            }
-            let steps = self.level_steps(k);
-            // Finer levels refine the valleys to their sampling: their
-            // steps shorten with the cell, as the time to cross a cell does.
-            let dt_scale = self.level_dt_scale(k, cell / coarse_cell);
-            let level = LevelRun {
-                input: &input,
-                range: input.range(),
-                cell_size: cell,
-                steps,
-                dt_scale,
-                outlets: self.outlets(),
-                held: Edges::default(),
-                base_dir: ctx.base_dir.as_deref(),
-            };
-            let mut run = || self.run_level(&mut level_map, &level, &mut |_| !ctx.cancelled());
-            // A small level's steps are a few microseconds of work each,
-            // less than waking the other threads costs: one thread runs
-            // them (same bytes on any thread count).
-            let finished = match (lw * lh < SERIAL_CELLS)
-                .then(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok())
-                .flatten()
-            {
-                Some(pool) => pool.install(run),
-                None => run(),
-            };
-            if !finished? {
-                return Err(StageError::Cancelled);
-            }
-            if last {
-                *map = level_map;
-            } else {
-                below = Some((level_map, input));
-            }
-        }
-        // One routing for both: breaching lowers cells only along its
-        // paths, so the same routing finds the lakes left to fill.
-        let routing = Routing::new(map.data(), map.width(), &self.outlets());
-        breach_shallow(map.data_mut(), &routing, self.breach_depth);
-        if !self.keep_lakes {
-            let levels = fill_levels(map.data(), &routing);
-            map.data_mut().copy_from_slice(&levels);
-        }
+        };
+        let inputs = levels::LevelInputs::Whole { fine: map, coarse };
+        let (_, eroded) = self.run_levels(ctx, &levels, &[], &inputs, extent)?;
+        *map = eroded;
         Ok(())
     }
 }

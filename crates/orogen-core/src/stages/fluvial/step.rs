@@ -57,9 +57,10 @@ const AREA_TABLE: usize = 4096;
 /// per thread for the last (m, cell area): a level's steps all use the
 /// same, and 4096 `powf`s a step cost more than a small level's solve.
 fn area_factors(m: f64, cell_area: f64) -> std::rc::Rc<[f64]> {
+    /// The bits of m and of the cell area, and their table.
+    type Cached = Option<(u64, u64, std::rc::Rc<[f64]>)>;
     thread_local! {
-        static LAST: std::cell::RefCell<Option<(u64, u64, std::rc::Rc<[f64]>)>> =
-            const { std::cell::RefCell::new(None) };
+        static LAST: std::cell::RefCell<Cached> = const { std::cell::RefCell::new(None) };
     }
     LAST.with(|last| {
         let mut last = last.borrow_mut();

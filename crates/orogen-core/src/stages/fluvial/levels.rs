@@ -1,0 +1,269 @@
+//! The one level loop, coarse to fine, of the whole map and of the
+//! blocks: each level starts from the level below carried up (the coarse
+//! level from its input plus the start's roughness), is cleared of the
+//! hollows interpolation leaves, and runs its steps ([`FluvialErosion::run_level`]);
+//! the map's own level ends with the last breach and fill. A level runs
+//! whole, or by blocks ([`super::blocked`]) from the first level that
+//! spans more than one block.
+
+use super::blocks::{LevelBlocks, Rect, blend, part, resized_part};
+use super::{FluvialErosion, LevelRun, SERIAL_CELLS};
+use crate::heightmap::Heightmap;
+use crate::hydro::{Edges, Outlets, Routing, breach_shallow, fill_levels};
+use crate::stages::{StageContext, StageError};
+use rayon::prelude::*;
+use std::sync::atomic::Ordering;
+
+/// Where each level's input (what uplift by height and the base level
+/// are measured on) comes from.
+pub(super) enum LevelInputs<'a> {
+    /// The whole map: the coarse level's input is the earlier stages run
+    /// at its sampling, finer levels take the stage's input resampled and
+    /// the map's own level the input itself; each level is measured over
+    /// its own range.
+    Whole {
+        /// The stage's input.
+        fine: &'a Heightmap,
+        /// The earlier stages at the coarse level's sampling.
+        coarse: Heightmap,
+    },
+    /// By blocks: every level but the map's own takes the coarse input
+    /// resampled, and all are measured over the coarse input's range,
+    /// facts every window shares; the map's own level reads the stage's
+    /// input (`map`, which covers `here`).
+    Blocked {
+        /// The earlier stages at the coarse level's sampling.
+        coarse: Heightmap,
+        /// The stage's input over the window.
+        map: &'a Heightmap,
+        /// The cells of the map's own level that `map` covers.
+        here: Rect,
+    },
+}
+
+impl LevelInputs<'_> {
+    /// Level `k`'s input over `rect` of its `dims` cells (`last`: the
+    /// map's own level).
+    fn over(&self, k: usize, dims: (usize, usize), rect: Rect, last: bool) -> Heightmap {
+        match self {
+            LevelInputs::Whole { fine, coarse } => {
+                if last {
+                    (*fine).clone()
+                } else if k == 0 {
+                    coarse.clone()
+                } else {
+                    fine.resized(dims.0, dims.1)
+                }
+            }
+            LevelInputs::Blocked { coarse, map, here } => {
+                if last {
+                    part(map, *here, rect)
+                } else if rect == Rect::whole(dims.0, dims.1) {
+                    coarse.resized(dims.0, dims.1)
+                } else {
+                    let from = (coarse.width(), coarse.height());
+                    resized_part(coarse, Rect::whole(from.0, from.1), from, dims, rect)
+                }
+            }
+        }
+    }
+
+    /// The height range a level with `input` measures uplift and the
+    /// base level over.
+    fn range(&self, input: &Heightmap) -> (f32, f32) {
+        match self {
+            LevelInputs::Whole { .. } => input.range(),
+            LevelInputs::Blocked { coarse, .. } => coarse.range(),
+        }
+    }
+}
+
+/// A level's result over `rect` of its `dims` cells, and its input there.
+struct Level {
+    rect: Rect,
+    dims: (usize, usize),
+    eroded: Heightmap,
+    input: Heightmap,
+}
+
+impl Level {
+    /// The eroded level carried up to `dims` over `target`, plus the
+    /// recipe's share of the detail `input` adds to this level's input.
+    fn carried_up(
+        &self,
+        stage: &FluvialErosion,
+        dims: (usize, usize),
+        target: Rect,
+        input: &Heightmap,
+    ) -> Heightmap {
+        let whole = self.rect == Rect::whole(self.dims.0, self.dims.1)
+            && target == Rect::whole(dims.0, dims.1);
+        // The same bits either way; `resized` runs on every thread.
+        let up_of = |m: &Heightmap| {
+            if whole {
+                m.resized(dims.0, dims.1)
+            } else {
+                resized_part(m, self.rect, self.dims, dims, target)
+            }
+        };
+        let mut up = up_of(&self.eroded);
+        if stage.fine_detail > 0.0 {
+            let coarse = up_of(&self.input);
+            let share = stage.fine_detail;
+            up.data_mut()
+                .par_iter_mut()
+                .zip(input.data().par_iter().zip(coarse.data().par_iter()))
+                .for_each(|(h, (fine, coarse))| *h += share * (fine - coarse));
+        }
+        up
+    }
+}
+
+impl FluvialErosion {
+    /// Erodes through `levels` (coarse to the map's own), the last
+    /// `plan.len()` of them by `plan`'s blocks, the rest whole; returns the
+    /// map's own level over the cells it is exact on (all of them when
+    /// it ran whole).
+    pub(super) fn run_levels(
+        &self,
+        ctx: &StageContext,
+        levels: &[(usize, usize)],
+        plan: &[LevelBlocks],
+        inputs: &LevelInputs,
+        extent: f32,
+    ) -> Result<(Rect, Heightmap), StageError> {
+        let n = levels.len() - 1;
+        let first = levels.len() - plan.len();
+        let coarse_cell = extent / (levels[0].0.max(2) - 1) as f32;
+        let (base_dir, cancel) = (ctx.base_dir.as_deref(), ctx.cancel);
+        let mut below: Option<Level> = None;
+        for (k, &dims) in levels.iter().enumerate() {
+            let last = k == n;
+            let cell = extent / (dims.0 - 1) as f32;
+            let run = |m: &mut Heightmap, input: &Heightmap, outlets: Outlets, held: Edges| {
+                let level = LevelRun {
+                    input,
+                    range: inputs.range(input),
+                    cell_size: cell,
+                    steps: self.level_steps(k),
+                    // Finer levels refine the valleys to their sampling:
+                    // their steps shorten with the cell, as the time to
+                    // cross a cell does.
+                    dt_scale: self.level_dt_scale(k, cell / coarse_cell),
+                    outlets,
+                    held,
+                    base_dir,
+                };
+                match self.run_level(m, &level, &mut |_| {
+                    !cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+                }) {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err(StageError::Cancelled),
+                    Err(e) => Err(e),
+                }
+            };
+            if k < first {
+                let whole = Rect::whole(dims.0, dims.1);
+                let input = inputs.over(k, dims, whole, last);
+                let mut level_map = match &below {
+                    None => input.clone(),
+                    Some(b) => b.carried_up(self, dims, whole, &input),
+                };
+                if k == 0 {
+                    self.add_roughness(&mut level_map, ctx, k);
+                }
+                // The map's own level skips this: the breach after its
+                // last step cuts the same hollows, one routing fewer at
+                // the costliest size.
+                if k > 0 && !last {
+                    self.breach_depressions(&mut level_map);
+                }
+                single_thread_when_small(dims, || {
+                    run(&mut level_map, &input, self.outlets(), Edges::default())
+                })?;
+                if last {
+                    self.finish(&mut level_map, &self.outlets());
+                    return Ok((whole, level_map));
+                }
+                below = Some(Level {
+                    rect: whole,
+                    dims,
+                    eroded: level_map,
+                    input,
+                });
+                continue;
+            }
+            let blocks = &plan[k - first];
+            let Some(b) = below.as_ref() else {
+                return Err(StageError::Failed(
+                    "no coarse level below the blocks".into(),
+                ));
+            };
+            let block = self.block_size as usize;
+            let (ax, ay) = blocks.axes(block);
+            let list: Vec<(usize, usize)> = blocks
+                .rows
+                .clone()
+                .flat_map(|by| blocks.cols.clone().map(move |bx| (bx, by)))
+                .collect();
+            let eroded = list
+                .par_iter()
+                .map(|&(bx, by)| {
+                    let comp = Rect {
+                        x: ax.computed(bx),
+                        y: ay.computed(by),
+                    };
+                    let input = inputs.over(k, dims, comp, last);
+                    let mut m = b.carried_up(self, dims, comp, &input);
+                    let (outlets, held) = self.block_edges(comp, dims);
+                    if !last {
+                        let routing = Routing::new(m.data(), m.width(), &outlets);
+                        breach_shallow(m.data_mut(), &routing, self.breach_depth);
+                    }
+                    run(&mut m, &input, outlets, held)?;
+                    if last {
+                        self.finish(&mut m, &outlets);
+                    }
+                    Ok((comp, m))
+                })
+                .collect::<Result<Vec<_>, StageError>>()?;
+            let exact = blocks.exact(block);
+            let blended = blend(&ax, &ay, blocks, &eroded, exact);
+            let input = inputs.over(k, dims, exact, last);
+            below = Some(Level {
+                rect: exact,
+                dims,
+                eroded: blended,
+                input,
+            });
+        }
+        below
+            .map(|top| (top.rect, top.eroded))
+            .ok_or_else(|| StageError::Failed("no levels to erode".into()))
+    }
+
+    /// The end of the map's own level: depressions up to `breach_depth`
+    /// breached, the rest filled to their spill level unless kept as
+    /// lakes. One routing for both: breaching lowers cells only along its
+    /// paths, so the same routing finds the lakes left to fill.
+    fn finish(&self, map: &mut Heightmap, outlets: &Outlets) {
+        let routing = Routing::new(map.data(), map.width(), outlets);
+        breach_shallow(map.data_mut(), &routing, self.breach_depth);
+        if !self.keep_lakes {
+            let levels = fill_levels(map.data(), &routing);
+            map.data_mut().copy_from_slice(&levels);
+        }
+    }
+}
+
+/// Runs `f` on one thread for a small level (its steps cost less than
+/// waking the others); the bytes do not depend on it.
+fn single_thread_when_small<T: Send>(dims: (usize, usize), f: impl FnOnce() -> T + Send) -> T {
+    match (dims.0 * dims.1 < SERIAL_CELLS)
+        .then(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok())
+        .flatten()
+    {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
