@@ -36,9 +36,8 @@ def main():
     parser.add_argument("--size", type=int, default=513)
     parser.add_argument("--out", default=os.path.join(REPO, "docs", "images"))
     args = parser.parse_args()
-    subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "orogen-core", "--example", "float_heights"], cwd=REPO, check=True)
-    example = os.path.join(REPO, "target", "release", "examples", "float_heights")
     pictures = drainage_pictures()
+    example = pictures.float_heights_example()
     preset = open(os.path.join(REPO, "assets", "presets", "eroded-mountains.ron")).read()
     tiles = []
     with tempfile.TemporaryDirectory() as folder:

@@ -78,17 +78,31 @@ def picture(h, cell):
     return Image.fromarray((np.clip(rgb, 0, 1) * 255).astype(np.uint8))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", type=int, default=1025)
-    parser.add_argument("--out", default=os.path.join(REPO, "docs", "images"))
-    args = parser.parse_args()
+def float_heights_example():
+    """Builds orogen-core's `float_heights` example (release) and returns its path."""
     subprocess.run(
         ["cargo", "build", "--quiet", "--release", "-p", "orogen-core", "--example", "float_heights"],
         check=True,
         cwd=REPO,
     )
-    example = os.path.join(REPO, "target", "release", "examples", "float_heights")
+    return os.path.join(REPO, "target", "release", "examples", "float_heights")
+
+
+def side_by_side(panels, path):
+    """Saves 512-pixel `panels` in a row, 8 white pixels apart, at `path`."""
+    sheet = Image.new("RGB", (len(panels) * 520 - 8, 512), (255, 255, 255))
+    for i, panel in enumerate(panels):
+        sheet.paste(panel, (i * 520, 0))
+    sheet.save(path)
+    print("wrote", path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=1025)
+    parser.add_argument("--out", default=os.path.join(REPO, "docs", "images"))
+    args = parser.parse_args()
+    example = float_heights_example()
     checker = load_checker()
     with tempfile.TemporaryDirectory() as folder:
         for preset in ["eroded-mountains", "river-valley"]:
@@ -102,12 +116,7 @@ def main():
                     f"pits {stats['pits_percent']:.3f} %"
                 )
                 panels.append(picture(h.astype(np.float64), cell).resize((512, 512), Image.BOX))
-            sheet = Image.new("RGB", (1024 + 8, 512), (255, 255, 255))
-            sheet.paste(panels[0], (0, 0))
-            sheet.paste(panels[1], (512 + 8, 0))
-            path = os.path.join(args.out, f"{preset}-drainage.png")
-            sheet.save(path)
-            print("wrote", path)
+            side_by_side(panels, os.path.join(args.out, f"{preset}-drainage.png"))
 
 
 if __name__ == "__main__":

@@ -50,13 +50,8 @@ def main():
     parser.add_argument("--size", type=int, default=513)
     parser.add_argument("--out", default=os.path.join(REPO, "docs", "images"))
     args = parser.parse_args()
-    subprocess.run(
-        ["cargo", "build", "--quiet", "--release", "-p", "orogen-core", "--example", "float_heights"],
-        check=True,
-        cwd=REPO,
-    )
-    example = os.path.join(REPO, "target", "release", "examples", "float_heights")
     pictures = load("drainage_pictures", "drainage-pictures.py")
+    example = pictures.float_heights_example()
     checker = load("drainage_check", "drainage-check.py")
     with tempfile.TemporaryDirectory() as folder:
         for preset in PRESETS:
@@ -77,12 +72,7 @@ def main():
                     f"pits {stats['pits_percent']:.3f} %, fluvial {millis:.0f} ms"
                 )
                 panels.append(pictures.picture(h, cell).resize((512, 512), Image.BOX))
-            sheet = Image.new("RGB", (1024 + 8, 512), (255, 255, 255))
-            sheet.paste(panels[0], (0, 0))
-            sheet.paste(panels[1], (512 + 8, 0))
-            path = os.path.join(args.out, f"{preset}-then-now.png")
-            sheet.save(path)
-            print("wrote", path)
+            pictures.side_by_side(panels, os.path.join(args.out, f"{preset}-then-now.png"))
 
 
 if __name__ == "__main__":
