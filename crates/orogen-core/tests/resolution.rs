@@ -70,7 +70,8 @@ fn every_preset_is_the_same_landscape_from_129_to_513() {
     check_sizes(&[129, 257, 513]);
 }
 
-/// The same up to 4097² (slow; run in release with `--ignored`).
+/// The same up to 4097² (slow: `scripts/drainage-tier.sh`, which
+/// `scripts/test.sh` runs, runs it in release with `--ignored`).
 #[test]
 #[ignore]
 fn every_preset_is_the_same_landscape_up_to_4097() {
