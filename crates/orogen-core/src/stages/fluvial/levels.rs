@@ -12,6 +12,7 @@ use crate::heightmap::Heightmap;
 use crate::hydro::{Edges, Outlets, Routing, breach_shallow, fill_levels};
 use crate::stages::{StageContext, StageError};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
 /// Where each level's input (what uplift by height and the base level
@@ -44,27 +45,27 @@ pub(super) enum LevelInputs<'a> {
 impl LevelInputs<'_> {
     /// Level `k`'s input over `rect` of its `dims` cells (`last`: the
     /// map's own level).
-    fn over(&self, k: usize, dims: (usize, usize), rect: Rect, last: bool) -> Heightmap {
+    /// Borrowed where it is a map already held (no copy of the map's own
+    /// level at the costliest size).
+    fn over(&self, k: usize, dims: (usize, usize), rect: Rect, last: bool) -> Cow<'_, Heightmap> {
         match self {
             LevelInputs::Whole { fine, coarse } => {
                 if last {
-                    (*fine).clone()
+                    Cow::Borrowed(*fine)
                 } else if k == 0 {
-                    coarse.clone()
+                    Cow::Borrowed(coarse)
                 } else {
-                    fine.resized(dims.0, dims.1)
+                    Cow::Owned(fine.resized(dims.0, dims.1))
                 }
             }
-            LevelInputs::Blocked { coarse, map, here } => {
-                if last {
-                    part(map, *here, rect)
-                } else if rect == Rect::whole(dims.0, dims.1) {
-                    coarse.resized(dims.0, dims.1)
-                } else {
-                    let from = (coarse.width(), coarse.height());
-                    resized_part(coarse, Rect::whole(from.0, from.1), from, dims, rect)
-                }
-            }
+            LevelInputs::Blocked { coarse, map, here } => Cow::Owned(if last {
+                part(map, *here, rect)
+            } else if rect == Rect::whole(dims.0, dims.1) {
+                coarse.resized(dims.0, dims.1)
+            } else {
+                let from = (coarse.width(), coarse.height());
+                resized_part(coarse, Rect::whole(from.0, from.1), from, dims, rect)
+            }),
         }
     }
 
@@ -166,7 +167,7 @@ impl FluvialErosion {
                 let whole = Rect::whole(dims.0, dims.1);
                 let input = inputs.over(k, dims, whole, last);
                 let mut level_map = match &below {
-                    None => input.clone(),
+                    None => input.clone().into_owned(),
                     Some(b) => b.carried_up(self, dims, whole, &input),
                 };
                 if k == 0 {
@@ -176,7 +177,7 @@ impl FluvialErosion {
                 // last step cuts the same hollows, one routing fewer at
                 // the costliest size.
                 if k > 0 && !last {
-                    self.breach_depressions(&mut level_map);
+                    self.breach_depressions(&mut level_map, &self.outlets());
                 }
                 single_thread_when_small(dims, || {
                     run(&mut level_map, &input, self.outlets(), Edges::default())
@@ -189,7 +190,7 @@ impl FluvialErosion {
                     rect: whole,
                     dims,
                     eroded: level_map,
-                    input,
+                    input: input.into_owned(),
                 });
                 continue;
             }
@@ -217,8 +218,7 @@ impl FluvialErosion {
                     let mut m = b.carried_up(self, dims, comp, &input);
                     let (outlets, held) = self.block_edges(comp, dims);
                     if !last {
-                        let routing = Routing::new(m.data(), m.width(), &outlets);
-                        breach_shallow(m.data_mut(), &routing, self.breach_depth);
+                        self.breach_depressions(&mut m, &outlets);
                     }
                     run(&mut m, &input, outlets, held)?;
                     if last {
@@ -229,7 +229,7 @@ impl FluvialErosion {
                 .collect::<Result<Vec<_>, StageError>>()?;
             let exact = blocks.exact(block);
             let blended = blend(&ax, &ay, blocks, &eroded, exact);
-            let input = inputs.over(k, dims, exact, last);
+            let input = inputs.over(k, dims, exact, last).into_owned();
             below = Some(Level {
                 rect: exact,
                 dims,

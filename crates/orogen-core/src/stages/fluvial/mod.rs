@@ -587,11 +587,11 @@ impl FluvialErosion {
         map.data_mut().copy_from_slice(&levels);
     }
 
-    /// Breaches the depressions of `map` up to `breach_depth` deep
-    /// ([`breach_shallow`]).
-    pub fn breach_depressions(&self, map: &mut Heightmap) {
+    /// Breaches the depressions of `map`, draining at `outlets`, up to
+    /// `breach_depth` deep ([`breach_shallow`]).
+    pub fn breach_depressions(&self, map: &mut Heightmap, outlets: &Outlets) {
         let width = map.width();
-        let routing = Routing::new(map.data(), width, &self.outlets());
+        let routing = Routing::new(map.data(), width, outlets);
         breach_shallow(map.data_mut(), &routing, self.breach_depth);
     }
 }
