@@ -8,13 +8,18 @@ use super::routing::Routing;
 /// outlet). Lakes are `fill_levels − heights`.
 pub fn fill_levels(heights: &[f32], routing: &Routing) -> Vec<f32> {
     let mut level = heights.to_vec();
+    fill_in_place(&mut level, routing);
+    level
+}
+
+/// Raises `heights` to their [`fill_levels`] in place.
+pub fn fill_in_place(heights: &mut [f32], routing: &Routing) {
     for &i in &routing.order {
         let r = routing.receivers[i as usize];
         if r != i {
-            level[i as usize] = level[i as usize].max(level[r as usize]);
+            heights[i as usize] = heights[i as usize].max(heights[r as usize]);
         }
     }
-    level
 }
 
 /// Breaches shallow depressions instead of filling them: walking donors
@@ -35,6 +40,15 @@ pub fn breach_shallow(heights: &mut [f32], routing: &Routing, max_depth: f32) {
         return;
     }
     let levels = fill_levels(heights, routing);
+    breach_below(heights, routing, &levels, max_depth);
+}
+
+/// [`breach_shallow`] given the fill `levels` of `heights` over `routing`
+/// ([`fill_levels`]), when a walk that came before has them.
+pub fn breach_below(heights: &mut [f32], routing: &Routing, levels: &[f32], max_depth: f32) {
+    if max_depth <= 0.0 {
+        return;
+    }
     for &i in routing.order.iter().rev() {
         let r = routing.receivers[i as usize] as usize;
         let i = i as usize;

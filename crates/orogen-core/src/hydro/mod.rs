@@ -17,7 +17,7 @@ pub mod reference;
 pub mod routing;
 
 pub use grid::{Edges, FlowGrid, NodeStatus};
-pub use lake_levels::{breach_shallow, fill_levels};
+pub use lake_levels::{breach_below, breach_shallow, fill_in_place, fill_levels};
 pub use routing::Routing;
 
 /// Where water leaves the map: the edges that drain (held at base level)

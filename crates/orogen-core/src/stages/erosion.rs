@@ -13,7 +13,7 @@
 //! draws from its own seeded sub-stream, so the result does not depend on
 //! the thread count.
 
-use super::{StageContext, StageError, StageOp};
+use super::{Progress, ProgressValue, StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
 use crate::rng::{StageRng, at_word, unit_f32};
@@ -642,6 +642,17 @@ impl HydraulicErosion {
 }
 
 impl StageOp for HydraulicErosion {
+    fn progress(&mut self) -> Option<Progress<'_>> {
+        Some(Progress {
+            label: "hydraulic erosion droplets",
+            help: "Watch the erosion progress: the stage re-runs with this many droplets.",
+            value: ProgressValue::Count(&mut self.droplets),
+            range: 0.0..=50_000_000.0,
+            // A single droplet changes nothing visible.
+            click_share: 0.1,
+        })
+    }
+
     /// Droplets wander and their tiles are seeded in order over the whole
     /// map: a window runs the stage on the whole world and keeps its crop
     /// (exact, with the whole map's memory; the simulation itself runs at

@@ -12,6 +12,7 @@ pub mod import;
 pub mod mask;
 pub mod noise;
 pub mod perlin;
+pub mod progress;
 pub mod random;
 pub mod thermal;
 
@@ -39,6 +40,7 @@ pub use hill_features::HillFeatures;
 pub use hills_pits::HillsAndPits;
 pub use import::Import;
 pub use noise::NoiseStage;
+pub use progress::{Progress, ProgressValue};
 pub use random::RandomValues;
 pub use thermal::ThermalErosion;
 
@@ -237,6 +239,13 @@ pub trait StageOp: Params {
     /// [`StageError::WholeWorldOnly`].
     fn window_exact(&self) -> bool {
         true
+    }
+
+    /// The parameter that measures how far the stage runs (iterations,
+    /// droplets, years), for stepping through its progress; `None` for a
+    /// stage without one.
+    fn progress(&mut self) -> Option<Progress<'_>> {
+        None
     }
 }
 

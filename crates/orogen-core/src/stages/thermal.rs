@@ -7,7 +7,7 @@
 //! flow between two cells is antisymmetric, so material is conserved up to
 //! float rounding.
 
-use super::{StageContext, StageError, StageOp};
+use super::{Progress, ProgressValue, StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
 use crate::window::grid::WorldWindow;
@@ -105,6 +105,16 @@ impl ThermalErosion {
 }
 
 impl StageOp for ThermalErosion {
+    fn progress(&mut self) -> Option<Progress<'_>> {
+        Some(Progress {
+            label: "thermal erosion iterations",
+            help: "Watch the erosion progress: the stage re-runs with this many iterations.",
+            value: ProgressValue::Count(&mut self.iterations),
+            range: 0.0..=5000.0,
+            click_share: 0.0,
+        })
+    }
+
     /// Each iteration reads the four neighbours only: a window is exact
     /// from a halo one cell wider per iteration.
     fn input_window(&self, output: &WorldWindow, _: f32) -> WorldWindow {

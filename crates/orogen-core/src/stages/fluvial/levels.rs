@@ -1,15 +1,16 @@
 //! The one level loop, coarse to fine, of the whole map and of the
 //! blocks: each level starts from the level below carried up (the coarse
-//! level from its input plus the start's roughness), is cleared of the
-//! hollows interpolation leaves, and runs its steps ([`FluvialErosion::run_level`]);
-//! the map's own level ends with the last breach and fill. A level runs
+//! level from its input plus the start's roughness) and runs its steps
+//! ([`FluvialErosion::run_level`]), the first of a finer level breaching
+//! the hollows interpolation leaves, the last of the map's own level
+//! ending with the last breach and fill. A level runs
 //! whole, or by blocks ([`super::blocked`]) from the first level that
 //! spans more than one block.
 
 use super::blocks::{LevelBlocks, Rect, blend, part, resized_part};
 use super::{FluvialErosion, LevelRun, SERIAL_CELLS};
 use crate::heightmap::Heightmap;
-use crate::hydro::{Edges, Outlets, Routing, breach_shallow, fill_levels};
+use crate::hydro::{Edges, Outlets};
 use crate::stages::{StageContext, StageError};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -143,6 +144,11 @@ impl FluvialErosion {
             let cell = extent / (dims.0 - 1) as f32;
             let run = |m: &mut Heightmap, input: &Heightmap, outlets: Outlets, held: Edges| {
                 let level = LevelRun {
+                    // The coarse level starts from its input, finer ones
+                    // from the level below carried up (the map's own
+                    // level's closing step breaches anyway).
+                    breach_first: k > 0,
+                    finish: last,
                     input,
                     range: inputs.range(input),
                     cell_size: cell,
@@ -173,17 +179,10 @@ impl FluvialErosion {
                 if k == 0 {
                     self.add_roughness(&mut level_map, ctx, k);
                 }
-                // The map's own level skips this: the breach after its
-                // last step cuts the same hollows, one routing fewer at
-                // the costliest size.
-                if k > 0 && !last {
-                    self.breach_depressions(&mut level_map, &self.outlets());
-                }
                 single_thread_when_small(dims, || {
                     run(&mut level_map, &input, self.outlets(), Edges::default())
                 })?;
                 if last {
-                    self.finish(&mut level_map, &self.outlets());
                     return Ok((whole, level_map));
                 }
                 below = Some(Level {
@@ -217,13 +216,7 @@ impl FluvialErosion {
                     let input = inputs.over(k, dims, comp, last);
                     let mut m = b.carried_up(self, dims, comp, &input);
                     let (outlets, held) = self.block_edges(comp, dims);
-                    if !last {
-                        self.breach_depressions(&mut m, &outlets);
-                    }
                     run(&mut m, &input, outlets, held)?;
-                    if last {
-                        self.finish(&mut m, &outlets);
-                    }
                     Ok((comp, m))
                 })
                 .collect::<Result<Vec<_>, StageError>>()?;
@@ -240,19 +233,6 @@ impl FluvialErosion {
         below
             .map(|top| (top.rect, top.eroded))
             .ok_or_else(|| StageError::Failed("no levels to erode".into()))
-    }
-
-    /// The end of the map's own level: depressions up to `breach_depth`
-    /// breached, the rest filled to their spill level unless kept as
-    /// lakes. One routing for both: breaching lowers cells only along its
-    /// paths, so the same routing finds the lakes left to fill.
-    fn finish(&self, map: &mut Heightmap, outlets: &Outlets) {
-        let routing = Routing::new(map.data(), map.width(), outlets);
-        breach_shallow(map.data_mut(), &routing, self.breach_depth);
-        if !self.keep_lakes {
-            let levels = fill_levels(map.data(), &routing);
-            map.data_mut().copy_from_slice(&levels);
-        }
     }
 }
 

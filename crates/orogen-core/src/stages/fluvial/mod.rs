@@ -26,9 +26,11 @@ pub mod reference;
 pub mod schedule;
 pub mod step;
 
-use super::{StageContext, StageError, StageOp};
+use super::{Progress, ProgressValue, StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
-use crate::hydro::{Edges, FlowGrid, Outlets, Routing, breach_shallow, fill_levels};
+use crate::hydro::{
+    Edges, FlowGrid, Outlets, Routing, breach_below, breach_shallow, fill_in_place, fill_levels,
+};
 use crate::params::{Choice, ParamVisitor, Params, visit_choice};
 use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
@@ -37,7 +39,7 @@ use crate::window::grid::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use step::{StepFields, StepParams, stream_power_step};
+use step::{StepFields, StepParams, incise, incise_with_levels, uplift_cells};
 
 /// Levels with fewer cells than this run their steps on one thread: at
 /// 129² waking the second thread for each pass costs more than it saves
@@ -72,6 +74,13 @@ pub struct LevelRun<'a> {
     pub held: Edges,
     /// Where relative image paths of the uplift and hardness maps resolve.
     pub base_dir: Option<&'a Path>,
+    /// The level starts from a coarser one carried up: its first step
+    /// breaches the hollows interpolation leaves along valley floors
+    /// (over that step's routing) before the rivers cut.
+    pub breach_first: bool,
+    /// The map's own level: its last step ends with depressions breached
+    /// and the rest filled to their spill level unless kept as lakes.
+    pub finish: bool,
 }
 
 /// How the uplift rate varies over the map.
@@ -485,23 +494,84 @@ impl FluvialErosion {
             uplift: uplift.as_deref(),
             erodibility: erodibility.as_deref(),
         };
+        if level.steps == 0 {
+            // Nothing to share a routing with.
+            if level.finish {
+                self.finish(map, &p.outlets);
+            } else if level.breach_first {
+                self.breach_depressions(map, &p.outlets);
+            }
+            return Ok(true);
+        }
         let mut grid = FlowGrid::new(map.data(), map.width(), &p.outlets, p.held);
-        for s in 0..level.steps {
-            stream_power_step(map.data_mut(), &mut grid, &fields, &p);
-            // Cells the incision lowered to the sea level hold still.
-            grid.update_sea(map.data());
+        let diffuse = |map: &mut Heightmap, grid: &FlowGrid| {
             diffusion::diffuse(
                 map.data_mut(),
-                &grid,
+                grid,
                 self.diffusivity as f64,
                 p.dt,
                 p.cell_size,
-            );
+            )
+        };
+        for s in 0..level.steps {
+            // The map's last step diffuses before it routes, so the
+            // routing the rivers cut over is the one the map is left
+            // draining on: diffusing after the final fill would reopen
+            // hollows, and a second routing at the costliest size would
+            // be needed to close them.
+            let closing = level.finish && s + 1 == level.steps;
+            grid.update_sea(map.data());
+            if let Some(uplift) = fields.uplift {
+                uplift_cells(map.data_mut(), &grid, uplift, p.dt);
+            }
+            if closing {
+                diffuse(map, &grid);
+                grid.update_sea(map.data());
+            }
+            let routing = Routing::on_grid(map.data(), &grid);
+            // Breaching lowers cells only along the routing's own paths,
+            // so the routing stays valid for the rivers and the fill.
+            if level.breach_first && s == 0 && !closing {
+                breach_shallow(map.data_mut(), &routing, self.breach_depth);
+            }
+            if closing {
+                // The finish over the routing the rivers were cut on:
+                // every cell drains along it once filled.
+                let levels =
+                    incise_with_levels(map.data_mut(), &routing, &grid, fields.erodibility, &p);
+                if self.breach_depth > 0.0 {
+                    breach_below(map.data_mut(), &routing, &levels, self.breach_depth);
+                    if !self.keep_lakes {
+                        fill_in_place(map.data_mut(), &routing);
+                    }
+                } else if !self.keep_lakes {
+                    map.data_mut().copy_from_slice(&levels);
+                }
+            } else {
+                incise(map.data_mut(), &routing, &grid, fields.erodibility, &p);
+                // Cells the incision lowered to the sea level hold still.
+                grid.update_sea(map.data());
+                diffuse(map, &grid);
+            }
             if !after_step(s) {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// The end of the map's own level when it runs no step: depressions
+    /// up to `breach_depth` breached, the rest filled to their spill
+    /// level unless kept as lakes. One routing for both: breaching lowers
+    /// cells only along its paths, so the same routing finds the lakes
+    /// left to fill.
+    fn finish(&self, map: &mut Heightmap, outlets: &Outlets) {
+        let routing = Routing::new(map.data(), map.width(), outlets);
+        breach_shallow(map.data_mut(), &routing, self.breach_depth);
+        if !self.keep_lakes {
+            let levels = fill_levels(map.data(), &routing);
+            map.data_mut().copy_from_slice(&levels);
+        }
     }
 
     /// Refuses uplift and hardness maps that a block or window cannot
@@ -597,6 +667,18 @@ impl FluvialErosion {
 }
 
 impl StageOp for FluvialErosion {
+    /// The land's age: every age runs the same steps, each longer or
+    /// shorter, so an old range costs what a young one does.
+    fn progress(&mut self) -> Option<Progress<'_>> {
+        Some(Progress {
+            label: "fluvial erosion age (years)",
+            help: "Drag to see the land at any age, young ranges to old ones: the erosion re-runs for this many years, at the same cost for any age.",
+            value: ProgressValue::Years(&mut self.duration),
+            range: 1_000.0..=10_000_000.0,
+            click_share: 0.1,
+        })
+    }
+
     fn uses_coarse_levels(&self) -> bool {
         true
     }
