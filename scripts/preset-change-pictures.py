@@ -8,9 +8,12 @@ README when a preset changes.
 For `eroded-mountains`, `river-valley` and `lake-valley`: the preset
 file at REV (`git show REV:assets/presets/NAME.ron`) and the file now,
 both run by today's code (the `float_heights` example of orogen-core),
-so the pictures show what the recipe change does. Writes
-`<preset>-then-now.png` (then | now) and prints each map's θ, r² and
-closed-pit share (fastscapelib) and the fluvial stage's milliseconds.
+so the pictures show what the recipe change does. With
+`--then-example PATH` (that example built from an older checkout), the
+presets as they are now run by both builds instead: what a code change
+does. Writes `<preset>-then-now.png` (then | now) and prints each map's
+θ, r² and closed-pit share (fastscapelib), the fluvial stage's
+milliseconds, and the RMS difference and correlation of the two maps.
 """
 import argparse
 import importlib.util
@@ -46,7 +49,8 @@ def run(example, recipe, size, folder, label):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("rev")
+    parser.add_argument("rev", nargs="?", default="HEAD")
+    parser.add_argument("--then-example", help="an older build of the float_heights example")
     parser.add_argument("--size", type=int, default=513)
     parser.add_argument("--out", default=os.path.join(REPO, "docs", "images"))
     args = parser.parse_args()
@@ -63,15 +67,25 @@ def main():
             with open(then, "w") as f:
                 f.write(text)
             now = os.path.join(REPO, "assets", "presets", f"{preset}.ron")
-            panels = []
-            for label, recipe in (("then", then), ("now", now)):
-                h, cell, millis = run(example, recipe, args.size, folder, f"{preset}-{label}")
+            runs = (
+                (("then", args.then_example, now), ("now", example, now))
+                if args.then_example
+                else (("then", example, then), ("now", example, now))
+            )
+            panels, maps = [], []
+            for label, build, recipe in runs:
+                h, cell, millis = run(build, recipe, args.size, folder, f"{preset}-{label}")
+                maps.append(h)
                 stats = checker.analyse(h, cell, 2000.0)
                 print(
                     f"{preset} {args.size}² {label}: θ {stats['theta']:.3f} r² {stats['r2']:.3f} "
                     f"pits {stats['pits_percent']:.3f} %, fluvial {millis:.0f} ms"
                 )
                 panels.append(pictures.picture(h, cell).resize((512, 512), Image.BOX))
+            if maps[0].shape == maps[1].shape:
+                rms = float(np.sqrt(np.mean((maps[0] - maps[1]) ** 2)))
+                corr = float(np.corrcoef(maps[0].ravel(), maps[1].ravel())[0, 1])
+                print(f"{preset} {args.size}²: RMS difference {rms:.3f} m, correlation {corr:.5f}")
             pictures.side_by_side(panels, os.path.join(args.out, f"{preset}-then-now.png"))
 
 

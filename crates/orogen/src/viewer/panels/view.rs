@@ -226,63 +226,16 @@ fn stage_picker(ui: &mut egui::Ui, doc: &mut Document) {
     erosion_stepper(ui, stages, focus);
 }
 
-/// The erosion parameter the stage-by-stage demo steps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErosionStep {
-    /// `ThermalErosion::iterations`.
-    ThermalIterations,
-    /// `HydraulicErosion::droplets`.
-    HydraulicDroplets,
-    /// `FluvialErosion::stop_after_steps`: the coarse steps run so far.
-    FluvialSteps,
-}
-
-impl ErosionStep {
-    /// The parameter's name in the stage's visitor (its range comes from there).
-    pub fn param(self) -> &'static str {
-        match self {
-            ErosionStep::ThermalIterations => "iterations",
-            ErosionStep::HydraulicDroplets => "droplets",
-            ErosionStep::FluvialSteps => "stop_after_steps",
-        }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            ErosionStep::ThermalIterations => "thermal erosion iterations",
-            ErosionStep::HydraulicDroplets => "hydraulic erosion droplets",
-            ErosionStep::FluvialSteps => "fluvial erosion steps",
-        }
-    }
-}
-
-/// The erosion stage whose progress the demo steps when the map after
-/// stage `focus` is shown: the nearest erosion stage at or before it.
-pub fn erosion_step_target(stages: &[StageEntry], focus: usize) -> Option<(usize, ErosionStep)> {
+/// The stage whose progress the demo steps when the map after stage
+/// `focus` is shown: the nearest stage at or before it that declares a
+/// progress parameter (an erosion: iterations, droplets, years).
+pub fn progress_target(stages: &mut [StageEntry], focus: usize) -> Option<usize> {
     stages
-        .iter()
+        .iter_mut()
         .enumerate()
         .take(focus.saturating_add(1))
         .rev()
-        .find_map(|(i, entry)| match entry.stage {
-            Stage::ThermalErosion(_) => Some((i, ErosionStep::ThermalIterations)),
-            Stage::HydraulicErosion(_) => Some((i, ErosionStep::HydraulicDroplets)),
-            Stage::FluvialErosion(_) => Some((i, ErosionStep::FluvialSteps)),
-            _ => None,
-        })
-}
-
-/// The stepped value of `stage`, if it is the right kind.
-pub fn erosion_step_value(stage: &mut Stage, step: ErosionStep) -> Option<&mut u32> {
-    match (stage, step) {
-        (Stage::ThermalErosion(t), ErosionStep::ThermalIterations) => Some(&mut t.iterations),
-        (Stage::HydraulicErosion(h), ErosionStep::HydraulicDroplets) => Some(&mut h.droplets),
-        // Stepping starts from the whole run: every coarse step.
-        (Stage::FluvialErosion(f), ErosionStep::FluvialSteps) => {
-            Some(f.stop_after_steps.get_or_insert(f.steps))
-        }
-        _ => None,
-    }
+        .find_map(|(i, entry)| entry.stage.op_mut().progress().map(|_| i))
 }
 
 /// The allowed range of integer parameter `name` (optional or not), as
@@ -314,56 +267,48 @@ pub fn int_param_range(params: &mut dyn Params, name: &str) -> Option<RangeInclu
     finder.range
 }
 
-/// One step of the − / + buttons: one thermal iteration; a tenth of the
-/// droplets (a single droplet changes nothing visible).
-fn step_size(step: ErosionStep, value: u32) -> u32 {
-    match step {
-        ErosionStep::ThermalIterations => 1,
-        ErosionStep::HydraulicDroplets => (value / 10).max(1),
-        ErosionStep::FluvialSteps => (value / 10).max(1),
-    }
-}
-
 /// Erosion progress as a recipe parameter: dragging re-runs that stage
 /// and the ones after it through the normal edit path, so it is one undo
-/// step per drag.
+/// step per drag. For fluvial erosion it is the land's age in years.
 fn erosion_stepper(ui: &mut egui::Ui, stages: &mut [StageEntry], focus: usize) {
-    let Some((index, step)) = erosion_step_target(stages, focus) else {
+    let Some(index) = progress_target(stages, focus) else {
         return;
     };
     let Some(entry) = stages.get_mut(index) else {
         return;
     };
-    let range = int_param_range(&mut entry.stage, step.param()).unwrap_or(0..=u32::MAX);
     let enabled = entry.enabled;
-    // On a copy: reading the fluvial stage's value fills in its default,
-    // which must not count as an edit until the user moves it.
-    let Some(current) = erosion_step_value(&mut entry.stage.clone(), step).map(|v| *v) else {
+    let Some(mut progress) = entry.stage.op_mut().progress() else {
         return;
     };
+    let current = progress.get();
     let mut stepped = current;
-    let value = &mut stepped;
-    ui.label(format!("{index}. {}", step.label()))
-        .on_hover_text("Watch the erosion progress: the stage re-runs with this many");
+    let (lo, hi) = (*progress.range.start(), *progress.range.end());
+    ui.label(format!("{index}. {}", progress.label))
+        .on_hover_text(progress.help);
     ui.horizontal(|ui| {
-        let delta = step_size(step, *value);
+        let click = progress.click();
         if ui.small_button("−").clicked() {
-            *value = value.saturating_sub(delta).max(*range.start());
+            stepped = (stepped - click).max(lo);
         }
         ui.spacing_mut().slider_width = 170.0;
-        ui.add(
-            egui::Slider::new(value, range.clone())
-                .logarithmic(true)
-                .clamping(egui::SliderClamping::Always),
-        );
+        // Clamped only when the user moves it: showing a recipe whose
+        // value lies outside the stepper's range must not edit it.
+        let slider = egui::Slider::new(&mut stepped, lo..=hi)
+            .logarithmic(true)
+            .clamping(egui::SliderClamping::Edits);
+        let slider = if progress.is_count() {
+            slider.integer()
+        } else {
+            slider.max_decimals(0)
+        };
+        ui.add(slider).on_hover_text(progress.help);
         if ui.small_button("+").clicked() {
-            *value = value.saturating_add(delta).min(*range.end());
+            stepped = (stepped + click).min(hi);
         }
     });
-    if stepped != current
-        && let Some(value) = erosion_step_value(&mut entry.stage, step)
-    {
-        *value = stepped;
+    if stepped != current {
+        progress.set(stepped);
     }
     if !enabled {
         ui.weak("(this stage is switched off)");
@@ -417,53 +362,82 @@ mod tests {
     }
 
     #[test]
-    fn erosion_step_target_is_the_nearest_erosion_stage_at_or_before_focus() {
-        let list = stages(&[
+    fn progress_target_is_the_nearest_stage_with_progress_at_or_before_focus() {
+        let mut list = stages(&[
             "diamond-square",
             "hydraulic-erosion",
             "normalize",
             "thermal-erosion",
             "blur",
+            "fluvial-erosion",
         ]);
-        assert_eq!(erosion_step_target(&list, 0), None);
-        assert_eq!(
-            erosion_step_target(&list, 1),
-            Some((1, ErosionStep::HydraulicDroplets))
-        );
-        assert_eq!(
-            erosion_step_target(&list, 2),
-            Some((1, ErosionStep::HydraulicDroplets))
-        );
-        assert_eq!(
-            erosion_step_target(&list, 3),
-            Some((3, ErosionStep::ThermalIterations))
-        );
-        assert_eq!(
-            erosion_step_target(&list, 99),
-            Some((3, ErosionStep::ThermalIterations))
-        );
-        assert_eq!(erosion_step_target(&[], usize::MAX), None);
+        assert_eq!(progress_target(&mut list, 0), None);
+        assert_eq!(progress_target(&mut list, 1), Some(1));
+        assert_eq!(progress_target(&mut list, 2), Some(1));
+        assert_eq!(progress_target(&mut list, 3), Some(3));
+        assert_eq!(progress_target(&mut list, 4), Some(3));
+        assert_eq!(progress_target(&mut list, 99), Some(5));
+        assert_eq!(progress_target(&mut [], usize::MAX), None);
     }
 
     #[test]
-    fn stepped_values_and_ranges_come_from_the_stage() {
-        let mut list = stages(&["hydraulic-erosion", "thermal-erosion"]);
-        for (entry, step) in list.iter_mut().zip([
-            ErosionStep::HydraulicDroplets,
-            ErosionStep::ThermalIterations,
-        ]) {
-            let range = int_param_range(&mut entry.stage, step.param());
-            let range = range.unwrap_or_else(|| panic!("{step:?}: no {} param", step.param()));
-            assert_eq!(*range.start(), 0, "{step:?} steps from zero");
-            let value = erosion_step_value(&mut entry.stage, step).map(|v| *v);
-            assert!(value.is_some_and(|v| range.contains(&v)));
+    fn each_stepper_steps_a_parameter_of_its_stage_within_its_range() {
+        let mut list = stages(&["hydraulic-erosion", "thermal-erosion", "fluvial-erosion"]);
+        for (entry, param) in list.iter_mut().zip(["droplets", "iterations", "duration"]) {
+            let mut before = entry.stage.clone();
+            let Some(mut progress) = entry.stage.op_mut().progress() else {
+                panic!("{}: no progress parameter", entry.stage.kind());
+            };
+            let (lo, hi) = (*progress.range.start(), *progress.range.end());
+            assert!(lo < hi && (lo..=hi).contains(&progress.get()));
+            progress.set(hi);
+            // The stepped value is the named parameter of the stage.
+            let mut found = None;
+            struct Finder<'a>(&'a str, &'a mut Option<f64>);
+            impl ParamVisitor for Finder<'_> {
+                fn int(&mut self, name: &str, v: &mut u32, _: RangeInclusive<u32>, _: &str) {
+                    if name == self.0 {
+                        *self.1 = Some(*v as f64);
+                    }
+                }
+                fn float(&mut self, name: &str, v: &mut f32, _: RangeInclusive<f32>, _: &str) {
+                    if name == self.0 {
+                        *self.1 = Some(*v as f64);
+                    }
+                }
+            }
+            entry.stage.visit(&mut Finder(param, &mut found));
+            assert_eq!(found, Some(hi), "{param}");
+            assert_ne!(entry.stage, before);
+            // And within the parameter's own range.
+            let mut range = None;
+            struct Range<'a>(&'a str, &'a mut Option<(f64, f64)>);
+            impl ParamVisitor for Range<'_> {
+                fn int(&mut self, name: &str, _: &mut u32, r: RangeInclusive<u32>, _: &str) {
+                    if name == self.0 {
+                        *self.1 = Some((*r.start() as f64, *r.end() as f64));
+                    }
+                }
+                fn float(&mut self, name: &str, _: &mut f32, r: RangeInclusive<f32>, _: &str) {
+                    if name == self.0 {
+                        *self.1 = Some((*r.start() as f64, *r.end() as f64));
+                    }
+                }
+            }
+            before.visit(&mut Range(param, &mut range));
+            let (plo, phi) = range.unwrap_or_else(|| panic!("{param}: no range"));
+            assert!(
+                plo <= lo && hi <= phi,
+                "{param}: {lo}..{hi} outside {plo}..{phi}"
+            );
         }
-        // Diamond-square's level stepper reads its range the same way.
+        // A stage without progress: nothing to step.
+        let mut blur = stages(&["blur"]);
+        assert!(blur[0].stage.op_mut().progress().is_none());
+        // Diamond-square's level stepper reads its range from the stage.
         let mut ds = stages(&["diamond-square"]);
         let levels = int_param_range(&mut ds[0].stage, "stop_after_level");
         assert_eq!(levels, Some(0..=16));
-        // Wrong kind: nothing to step.
-        assert!(erosion_step_value(&mut list[0].stage, ErosionStep::ThermalIterations).is_none());
     }
 
     #[test]
@@ -472,19 +446,18 @@ mod tests {
         // store through `set_if_neq`: the history and the regeneration see
         // an ordinary edit.
         let mut recipe = Recipe {
-            stages: stages(&["diamond-square", "thermal-erosion"]),
+            stages: stages(&["diamond-square", "fluvial-erosion"]),
             ..Recipe::default()
         };
         let before = recipe.clone();
-        let (index, step) =
-            erosion_step_target(&recipe.stages, 1).unwrap_or((0, ErosionStep::ThermalIterations));
-        if let Some(v) = erosion_step_value(&mut recipe.stages[index].stage, step) {
-            *v = 3;
+        let index = progress_target(&mut recipe.stages, 1).unwrap_or(0);
+        if let Some(mut p) = recipe.stages[index].stage.op_mut().progress() {
+            assert_eq!(p.click(), 20_000.0);
+            p.set(50_000.0);
         }
         assert_ne!(recipe, before);
-        assert!(matches!(&recipe.stages[1].stage, Stage::ThermalErosion(t) if t.iterations == 3));
-        assert_eq!(step_size(ErosionStep::ThermalIterations, 3), 1);
-        assert_eq!(step_size(ErosionStep::HydraulicDroplets, 0), 1);
-        assert_eq!(step_size(ErosionStep::HydraulicDroplets, 50_000), 5_000);
+        assert!(
+            matches!(&recipe.stages[1].stage, Stage::FluvialErosion(f) if f.duration == 50_000.0)
+        );
     }
 }
