@@ -29,7 +29,7 @@ pub mod step;
 use super::{Progress, ProgressValue, StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::hydro::{
-    Edges, FlowGrid, Outlets, Routing, breach_below, breach_shallow, fill_in_place, fill_levels,
+    Edges, FlowGrid, Outlets, Routing, breach_below, breach_shallow, fill_in_place,
 };
 use crate::params::{Choice, ParamVisitor, Params, visit_choice};
 use crate::place_rng::PlaceKey;
@@ -569,8 +569,7 @@ impl FluvialErosion {
         let routing = Routing::new(map.data(), map.width(), outlets);
         breach_shallow(map.data_mut(), &routing, self.breach_depth);
         if !self.keep_lakes {
-            let levels = fill_levels(map.data(), &routing);
-            map.data_mut().copy_from_slice(&levels);
+            fill_in_place(map.data_mut(), &routing);
         }
     }
 
@@ -653,8 +652,7 @@ impl FluvialErosion {
     pub fn fill_depressions(&self, map: &mut Heightmap) {
         let width = map.width();
         let routing = Routing::new(map.data(), width, &self.outlets());
-        let levels = fill_levels(map.data(), &routing);
-        map.data_mut().copy_from_slice(&levels);
+        fill_in_place(map.data_mut(), &routing);
     }
 
     /// Breaches the depressions of `map`, draining at `outlets`, up to
