@@ -42,10 +42,26 @@ pub fn zeroed_in_parallel<T: Copy + Default + Send>(len: usize) -> Vec<T> {
 /// kernel and once in the clearing loop; and without huge pages a stage
 /// that reads before it writes pays a copy-on-write fault per 4 KiB.
 pub fn lazily_zeroed_f32(len: usize) -> Vec<f32> {
-    // `vec![0.0; n]` allocates zeroed memory (no loop writes the zeros).
-    let v = vec![0.0f32; len];
+    lazily_zeroed(len)
+}
+
+/// [`lazily_zeroed_f32`] for any number type (`u8`, `u32`, `f32`, …:
+/// those whose `vec![0; n]` the standard library allocates zeroed).
+pub fn lazily_zeroed<T: Clone + Default>(len: usize) -> Vec<T> {
+    // `vec![0; n]` of a number type allocates zeroed memory (no loop
+    // writes the zeros).
+    let v = vec![T::default(); len];
     advise_huge(&v);
     v
+}
+
+/// `len` copies of `value` on huge pages, written by all threads.
+pub fn filled_with<T: Copy + Send + Sync>(len: usize, value: T) -> Vec<T> {
+    filled_in_parallel(len, 1 << 16, |_, chunk| {
+        for slot in chunk {
+            slot.write(value);
+        }
+    })
 }
 
 /// A vector of `len` values made by `fill`, which writes every slot of

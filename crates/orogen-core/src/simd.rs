@@ -3,7 +3,7 @@
 //! The hot row kernels (the heightmap's range and statistics, the hills'
 //! cap rows, the hill features' rows, the place-keyed random words of a
 //! lattice row, the fBm and ridged octave rows, the splat's slope and
-//! texel rows) are compiled twice with the [`multiversion`] crate: once
+//! texel rows, the flow receivers of a row) are compiled twice with the [`multiversion`] crate: once
 //! for plain x86-64, whose vectors are SSE2's four `f32` lanes, and once
 //! with the `avx2` target feature, eight lanes wide. The first call asks
 //! the CPU what it has and later calls go to the copy it chose; other
@@ -92,6 +92,7 @@ mod tests {
         (&["fbm_row", "ridged_row"], KernelChecks::octave_rows),
         (&["slope_row"], KernelChecks::slope_row),
         (&["render_row"], KernelChecks::render_row),
+        (&["receiver_row"], KernelChecks::receiver_row),
     ];
 
     fn has_avx2() -> bool {

@@ -3,6 +3,8 @@
 //! The bottom of the routing: both depression handling and
 //! [`super::Routing`] build on it.
 
+use crate::hugepages::{filled_with, lazily_zeroed};
+
 /// The order of a set of receivers.
 pub struct DrainageOrder {
     /// Cells, each after its receiver.
@@ -17,33 +19,43 @@ pub struct DrainageOrder {
 /// (in index order), a walk carrying on into a receiver once its last
 /// donor has passed. That lists donors before receivers; reversed, it is
 /// the drainage order. A cell is reached only after all its donors, so
-/// the walk also sums the drainage area, in the same pass. Why not the
-/// depth-first stack of Braun & Willett: building the donor lists and
-/// walking them costs three scattered passes where this costs one count
-/// and one walk along neighbours, about 3× less time at 1025².
+/// the walk also sums the drainage area in the same pass.
+///
+/// Why not the depth-first stack of Braun & Willett: building the donor
+/// lists and walking them costs three scattered passes where this costs
+/// one count and one walk along neighbours, about 3× less time at 1025².
+/// Why not Kahn's queue (every source first, then each receiver as it
+/// completes): it is faster to build on rough ground, but it lists cells
+/// far apart one after the other, and the incision solve that walks the
+/// order then takes 1.3–1.4× longer at 1025² and 2049². The sources are
+/// listed first in a pass of their own, without branches, so that the
+/// walks are not interleaved with a mispredicted test of every cell.
 pub fn drainage_order(receivers: &[u32]) -> DrainageOrder {
-    const DONE: u8 = u8::MAX;
     let n = receivers.len();
     // At most eight donors each.
-    let mut pending = vec![0u8; n];
+    let mut pending: Vec<u8> = lazily_zeroed(n);
     for (i, &r) in receivers.iter().enumerate() {
         if r as usize != i {
             pending[r as usize] += 1;
         }
     }
-    let mut cells = vec![1u32; n];
+    // One slot more than the cells: a cell that is not a source is
+    // written past the list's end and overwritten.
+    let mut sources: Vec<u32> = lazily_zeroed(n + 1);
+    let mut count = 0;
+    for (i, &p) in pending.iter().enumerate() {
+        sources[count] = i as u32;
+        count += (p == 0) as usize;
+    }
+    let mut cells = filled_with(n, 1u32);
     // Filled from the back: the walk lists donors first.
-    let mut order = vec![0u32; n];
+    let mut order = lazily_zeroed(n);
     let mut next = n;
-    for start in 0..n {
-        if pending[start] != 0 {
-            continue;
-        }
-        let mut c = start;
+    for &start in &sources[..count] {
+        let mut c = start as usize;
         loop {
             next -= 1;
             order[next] = c as u32;
-            pending[c] = DONE;
             let r = receivers[c] as usize;
             if r == c {
                 break;
@@ -58,4 +70,57 @@ pub fn drainage_order(receivers: &[u32]) -> DrainageOrder {
     }
     debug_assert_eq!(next, 0, "receivers form a cycle");
     DrainageOrder { order, cells }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The drainage area by walking each cell's path: the definition.
+    fn walked_cells(receivers: &[u32]) -> Vec<u32> {
+        let mut cells = vec![0u32; receivers.len()];
+        for start in 0..receivers.len() {
+            let mut c = start;
+            loop {
+                cells[c] += 1;
+                let r = receivers[c] as usize;
+                if r == c {
+                    break;
+                }
+                c = r;
+            }
+        }
+        cells
+    }
+
+    /// Random forests on a line and a grid: every cell listed once, each
+    /// after its receiver, and the areas those of the walked paths.
+    #[test]
+    fn order_lists_receivers_first_and_sums_areas() {
+        use crate::rng::{range_f32, stage_rng};
+        let mut rng = stage_rng(7, 1);
+        for n in [1usize, 2, 5, 64, 1000] {
+            // Each cell drains to a lower index or to itself: a forest.
+            let receivers: Vec<u32> = (0..n)
+                .map(|i| {
+                    let pick = range_f32(&mut rng, 0.0, 1.0);
+                    if i == 0 || pick < 0.1 {
+                        i as u32
+                    } else {
+                        (range_f32(&mut rng, 0.0, i as f32) as usize).min(i - 1) as u32
+                    }
+                })
+                .collect();
+            let walk = drainage_order(&receivers);
+            let mut place = vec![usize::MAX; n];
+            for (k, &c) in walk.order.iter().enumerate() {
+                assert_eq!(place[c as usize], usize::MAX, "cell {c} listed twice");
+                place[c as usize] = k;
+            }
+            for (c, &r) in receivers.iter().enumerate() {
+                assert!(place[r as usize] <= place[c], "{c} before its receiver {r}");
+            }
+            assert_eq!(walk.cells, walked_cells(&receivers));
+        }
+    }
 }
