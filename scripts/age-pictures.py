@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The same eroded range at three ages, for the README: `eroded-mountains`
+"""The same eroded range at three ages, for docs/erosion.md: `eroded-mountains`
 with its fluvial stage's duration set to each age, drawn as a hillshade
 with its channels (as `drainage-pictures.py` draws them), side by side,
 with each run's time.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Before/after pictures of orogen's fluvial erosion with the drainage
-network drawn, for the README.
+network drawn, for the README and docs/erosion.md.
 
     scripts/drainage-pictures.py [--size 1025] [--out docs/images]
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Each eroded preset as it was at a git revision beside the preset now,
-drawn with its channels as `drainage-pictures.py` draws them, for the
-README when a preset changes.
+drawn with its channels as `drainage-pictures.py` draws them, for
+docs/erosion.md when a preset changes.
 
     scripts/preset-change-pictures.py REV [--size 513] [--out docs/images]
 

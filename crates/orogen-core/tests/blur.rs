@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 /// Largest absolute difference the fused fractional pass may show against
 /// the f64 passes, three passes over diamond-square heights of up to about
-/// 100 (README, blur): some 25 f32 steps at that magnitude, where the
+/// 100 (docs/performance.md, blur): some 25 f32 steps at that magnitude, where the
 /// largest seen is 1.24e-4.
 const FRACTIONAL_BOUND: f32 = 2e-4;
 
@@ -56,7 +56,7 @@ fn three_passes(map: &Heightmap, radius: f32, naive: bool) -> (Heightmap, Height
 
 #[test]
 fn fractional_blur_stays_near_the_f64_passes_at_1025() {
-    // A box 12 cells wide, the README's figure.
+    // A box 12 cells wide, the figure in docs/performance.md.
     let map = terrain(1025, 1025);
     let (fused, separable, reference) = three_passes(&map, 5.5, true);
     let (against_separable, against_reference) = (

@@ -2,7 +2,7 @@
 //! recipe loader, the PNG, RAW16, OpenEXR and TIFF importers and the
 //! tile-image loader.
 //! None may panic; each either accepts the input or returns an error.
-//! (`cargo fuzz` targets for longer runs are described in the README.)
+//! (`cargo fuzz` targets for longer runs are described in docs/testing.md.)
 
 use orogen_core::Recipe;
 use orogen_core::io::float_files::{decode_exr, decode_tiff, encode_exr, encode_tiff_f32};
