@@ -6,8 +6,8 @@
 //! router: the lakes must cover the same cells (intersection over union
 //! ≥ 0.9 on cells raised by more than 1 cm) and the flow must rank like
 //! its drainage area (Spearman ≥ 0.8). No orogen routing code is involved
-//! in the judgement. A missing fastscapelib is skipped with a note,
-//! except in CI.
+//! in the judgement. Without fastscapelib that test is ignored as skipped
+//! (`support/outside_tools.rs`), except in CI.
 
 use orogen_core::Heightmap;
 use orogen_core::flow::{ExportRequest, export_map};
@@ -16,13 +16,8 @@ use orogen_core::maps::{DerivedMap, MapPixels, MapSettings, derive_map};
 use orogen_core::pipeline::{RunHooks, run_once};
 use std::process::Command;
 
-fn have_fastscapelib() -> bool {
-    Command::new("python3")
-        .args(["-c", "import fastscapelib, OpenEXR, numpy, PIL"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
+#[path = "support/outside_tools.rs"]
+mod outside_tools;
 
 fn preset_at(name: &str, size: u32) -> (orogen_core::Recipe, Heightmap) {
     let mut recipe = orogen_core::presets::load(name)
@@ -35,16 +30,7 @@ fn preset_at(name: &str, size: u32) -> (orogen_core::Recipe, Heightmap) {
     (recipe, map)
 }
 
-#[test]
 fn lakes_and_flow_agree_with_fastscapelib_on_the_default_preset() {
-    if !have_fastscapelib() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have fastscapelib, OpenEXR, numpy and pillow (scripts/test.sh installs them)"
-        );
-        eprintln!("note: python3 with fastscapelib, OpenEXR, numpy and pillow not found; skipped");
-        return;
-    }
     let (recipe, map) = preset_at("default", 1025);
     let request = ExportRequest {
         formats: HeightFormats::parse("exr").unwrap(),
@@ -80,7 +66,6 @@ fn lakes_and_flow_agree_with_fastscapelib_on_the_default_preset() {
     );
 }
 
-#[test]
 fn the_sidecar_says_what_each_map_means() {
     let (recipe, map) = preset_at("default", 129);
     let (_, record) = orogen_core::pipeline::run_once_recording(&recipe, None, RunHooks::default())
@@ -118,7 +103,6 @@ fn the_sidecar_says_what_each_map_means() {
     );
 }
 
-#[test]
 fn derived_maps_are_the_same_bytes_on_any_thread_count() {
     let (recipe, map) = preset_at("eroded-mountains", 257);
     let settings = MapSettings {
@@ -143,7 +127,6 @@ fn derived_maps_are_the_same_bytes_on_any_thread_count() {
     assert_eq!(run(8), one);
 }
 
-#[test]
 fn a_tiled_export_cuts_each_map_into_the_heights_tiles() {
     use orogen_core::io::height_files::ExportOptions;
     use orogen_core::io::tiled_export::map_tile_grid;
@@ -187,4 +170,28 @@ fn a_tiled_export_cuts_each_map_into_the_heights_tiles() {
             }
         }
     }
+}
+
+fn main() -> std::process::ExitCode {
+    use outside_tools::{Needs, Tool};
+    let fastscapelib = outside_tools::fastscapelib(&[Tool::PythonModule("PIL", "pillow")]);
+    let none = Needs::none();
+    outside_tools::run(vec![
+        fastscapelib.test(
+            "lakes_and_flow_agree_with_fastscapelib_on_the_default_preset",
+            lakes_and_flow_agree_with_fastscapelib_on_the_default_preset,
+        ),
+        none.test(
+            "the_sidecar_says_what_each_map_means",
+            the_sidecar_says_what_each_map_means,
+        ),
+        none.test(
+            "derived_maps_are_the_same_bytes_on_any_thread_count",
+            derived_maps_are_the_same_bytes_on_any_thread_count,
+        ),
+        none.test(
+            "a_tiled_export_cuts_each_map_into_the_heights_tiles",
+            a_tiled_export_cuts_each_map_into_the_heights_tiles,
+        ),
+    ])
 }

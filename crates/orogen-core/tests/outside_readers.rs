@@ -2,9 +2,12 @@
 //! float TIFF as mode "F", the 16-bit PNG), the OpenEXR Python bindings
 //! (the EXR's float channel) and GDAL (the TIFF, the PNG and the RAW16
 //! through an ENVI header), each compared value for value with what orogen
-//! wrote. A reader that is not installed is skipped with a note;
-//! `scripts/test.sh` run as root installs them (gdal-bin, and pillow,
-//! OpenEXR and numpy from PyPI).
+//! wrote. A test whose reader is not installed is ignored as skipped
+//! (`support/outside_tools.rs`), except in CI; `scripts/test.sh` run as
+//! root installs them (gdal-bin, and pillow, OpenEXR and numpy from PyPI).
+
+#[path = "support/outside_tools.rs"]
+mod outside_tools;
 
 use orogen_core::Heightmap;
 use orogen_core::flow::heightmap_bundle;
@@ -37,32 +40,6 @@ fn write_all_formats() -> (tempfile::TempDir, Vec<f32>, Vec<u16>) {
     let dir = tempfile::tempdir().unwrap();
     bundle.write_to(dir.path()).unwrap();
     (dir, data, quantize(&map, range))
-}
-
-/// Notes a missing reader and lets the test pass, except in CI, where
-/// `scripts/test.sh` should have installed it.
-fn skip(tool: &str) {
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{tool} is missing in CI: scripts/test.sh should have installed it"
-    );
-    eprintln!("skipping: {tool} not installed (run scripts/test.sh as root to install it)");
-}
-
-fn have_command(name: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {name}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
-fn have_python_module(module: &str) -> bool {
-    Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
 }
 
 fn run(program: &str, args: &[&str]) {
@@ -150,20 +127,7 @@ a.tofile(dst)
     std::fs::read(&dst).unwrap()
 }
 
-#[test]
 fn python_readers_see_exactly_what_orogen_wrote() {
-    if !have_command("python3") {
-        return skip("python3");
-    }
-    for (module, package) in [
-        ("numpy", "numpy"),
-        ("PIL", "pillow"),
-        ("OpenEXR", "OpenEXR"),
-    ] {
-        if !have_python_module(module) {
-            return skip(&format!("python3 package {package}"));
-        }
-    }
     let (dir, heights, samples) = write_all_formats();
     let d = dir.path();
     let tif = python_read("pil-tif", &d.join("heightmap.tif"), &d.join("out"));
@@ -206,11 +170,7 @@ fn gdal_has_driver(name: &str) -> bool {
         .unwrap_or(false)
 }
 
-#[test]
 fn gdal_sees_exactly_what_orogen_wrote() {
-    if !have_command("gdal_translate") || !have_command("gdalinfo") {
-        return skip("gdal_translate (Debian package gdal-bin)");
-    }
     let (dir, heights, samples) = write_all_formats();
     let d = dir.path();
     let info = Command::new("gdalinfo")
@@ -247,4 +207,28 @@ fn gdal_sees_exactly_what_orogen_wrote() {
     } else {
         eprintln!("note: this GDAL has no EXR driver; heightmap.exr checked by OpenEXR only");
     }
+}
+
+fn main() -> std::process::ExitCode {
+    use outside_tools::{Needs, Tool};
+    let python = Needs::probe(&[
+        Tool::Program("python3", "Debian package python3"),
+        Tool::PythonModule("numpy", "numpy"),
+        Tool::PythonModule("PIL", "pillow"),
+        Tool::PythonModule("OpenEXR", "OpenEXR"),
+    ]);
+    let gdal = Needs::probe(&[
+        Tool::Program("gdal_translate", "Debian package gdal-bin"),
+        Tool::Program("gdalinfo", "Debian package gdal-bin"),
+    ]);
+    outside_tools::run(vec![
+        python.test(
+            "python_readers_see_exactly_what_orogen_wrote",
+            python_readers_see_exactly_what_orogen_wrote,
+        ),
+        gdal.test(
+            "gdal_sees_exactly_what_orogen_wrote",
+            gdal_sees_exactly_what_orogen_wrote,
+        ),
+    ])
 }

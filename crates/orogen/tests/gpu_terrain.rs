@@ -3,8 +3,10 @@
 //! levels of detail has no cracks, and the CPU fallback still draws.
 
 mod common;
+#[path = "../../orogen-core/tests/support/outside_tools.rs"]
+mod outside_tools;
 
-use common::{can_render, run, view_screenshot};
+use common::{run, view_screenshot};
 use orogen_core::Heightmap;
 use orogen_core::pipeline::{Pipeline, RunHooks};
 use orogen_core::splat::slope_map;
@@ -19,11 +21,7 @@ fn is_sky(p: [u8; 3]) -> bool {
 /// Straight down, orthographic, one pixel per texel, unlit: the GPU's
 /// splat against `texture.png` of the same size, outside the triplanar
 /// zones (map slope above 25°, where the GPU projects tiles sideways).
-#[test]
 fn the_gpu_splat_agrees_with_texture_png() {
-    if !can_render() {
-        return;
-    }
     let dir = tempfile::tempdir().expect("temp dir");
     gpu_and_cpu_splats_agree(&dir, "default");
 }
@@ -31,11 +29,7 @@ fn the_gpu_splat_agrees_with_texture_png() {
 /// The same with map rules: a riverbed tile where the drainage area is
 /// large (soft edge) and a rock tile confined to valleys by curvature
 /// (hard edge), read on the GPU from the rule-map pages.
-#[test]
 fn the_gpu_splat_agrees_with_texture_png_under_map_rules() {
-    if !can_render() {
-        return;
-    }
     let dir = tempfile::tempdir().expect("temp dir");
     let mut recipe = orogen_core::presets::load("default")
         .expect("the default preset")
@@ -172,11 +166,7 @@ fn gpu_and_cpu_splats_agree(dir: &tempfile::TempDir, recipe: &str) -> image::Rgb
 /// A level camera skimming a 2049² map sees every level of detail from
 /// full resolution to the horizon: no column may show sky below terrain
 /// (a hole between patches of different levels).
-#[test]
 fn a_grazing_view_across_every_level_has_no_cracks() {
-    if !can_render() {
-        return;
-    }
     let dir = tempfile::tempdir().expect("temp dir");
     let recipe = common::default_world_of(dir.path(), 2049, 2049);
     // Heights 0–150 over a 4096-unit world: eye 170 high at the west
@@ -225,11 +215,7 @@ fn a_grazing_view_across_every_level_has_no_cracks() {
 }
 
 /// `--cpu-terrain` keeps the CPU mesh and splat texture path working.
-#[test]
 fn the_cpu_fallback_still_draws_the_terrain() {
-    if !can_render() {
-        return;
-    }
     let dir = tempfile::tempdir().expect("temp dir");
     let shot = view_screenshot(
         dir.path(),
@@ -242,4 +228,26 @@ fn the_cpu_fallback_still_draws_the_terrain() {
         .filter(|&p| !is_sky(p))
         .collect();
     assert!(terrain.len() > 1000, "{} terrain colours", terrain.len());
+}
+
+fn main() -> std::process::ExitCode {
+    let xvfb = outside_tools::xvfb();
+    outside_tools::run(vec![
+        xvfb.test(
+            "the_gpu_splat_agrees_with_texture_png",
+            the_gpu_splat_agrees_with_texture_png,
+        ),
+        xvfb.test(
+            "the_gpu_splat_agrees_with_texture_png_under_map_rules",
+            the_gpu_splat_agrees_with_texture_png_under_map_rules,
+        ),
+        xvfb.test(
+            "a_grazing_view_across_every_level_has_no_cracks",
+            a_grazing_view_across_every_level_has_no_cracks,
+        ),
+        xvfb.test(
+            "the_cpu_fallback_still_draws_the_terrain",
+            the_cpu_fallback_still_draws_the_terrain,
+        ),
+    ])
 }

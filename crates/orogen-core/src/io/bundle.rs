@@ -1,9 +1,7 @@
 //! An export's files, gathered in memory and then written together, each
 //! atomically (see [`atomic`](super::atomic)).
 
-use crate::io::atomic::{
-    commit_temp_files, discard_temp_file, remove_stale_temp_files, write_temp_file,
-};
+use crate::io::atomic::{AtomicSet, discard_temp_file, remove_stale_temp_files, write_temp_file};
 use crate::io::errors::ExportError;
 use rayon::prelude::*;
 use std::io;
@@ -203,19 +201,27 @@ impl ExportBundle {
             .par_iter()
             .map(|(name, bytes)| write_temp_file(&dir.join(name), bytes))
             .collect();
-        let mut temps: Vec<io::Result<PathBuf>> =
-            self.early.iter_mut().map(EarlyFile::take).collect();
-        temps.extend(rest);
-        let paths: Vec<PathBuf> = self.names().iter().map(|n| dir.join(n)).collect();
-        if let Err(source) = commit_temp_files(&paths, temps) {
-            if created_dir {
-                let _ = std::fs::remove_dir(dir);
-            }
-            return Err(ExportError::Write {
-                dir: dir.to_path_buf(),
-                source,
-            });
+        // Committed in the bundle's order: the early files, then the rest.
+        let mut set = AtomicSet::new(dir);
+        for early in &mut self.early {
+            let temp = early.take();
+            set.stage_written(&early.name, temp);
         }
+        for ((name, _), temp) in self.files.iter().zip(rest) {
+            set.stage_written(name, temp);
+        }
+        let paths = match set.commit() {
+            Ok(paths) => paths,
+            Err(source) => {
+                if created_dir {
+                    let _ = std::fs::remove_dir(dir);
+                }
+                return Err(ExportError::Write {
+                    dir: dir.to_path_buf(),
+                    source,
+                });
+            }
+        };
         // Complete: the folder stays. A folder this export created is
         // itself an entry of its parent, durable only once that is synced.
         if created_dir && let Some(parent) = dir.parent() {

@@ -64,52 +64,159 @@ pub const LAKE_STEPS_PER_UNIT: f32 = 100.0;
 /// (centimetres for metres).
 pub const EROSION_STEPS_PER_UNIT: f32 = 100.0;
 
+/// Where a map comes from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// Computed from the final heights and encoded in one function.
+    Heights(fn(&Heightmap, f32, &MapSettings) -> MapPixels),
+    /// Encoded from the erosion stages' record of the run
+    /// ([`erosion_pixels`]), with this sign of height change counted.
+    ErosionRecord(f32),
+}
+
+/// Everything about one derived map, in one row of [`CATALOGUE`].
+struct MapFacts {
+    map: DerivedMap,
+    /// The name on the command line and the file's stem.
+    name: &'static str,
+    /// Bits per grey sample: 8 or 16.
+    bits: u8,
+    /// How a sample's value maps to the quantity (for `heightmap.json`).
+    meaning: &'static str,
+    /// The quantity's units.
+    units: &'static str,
+    source: Source,
+}
+
+/// Every derived map, in [`DerivedMap`]'s order (the order exports list
+/// them): adding a map is adding a variant and a row here.
+const CATALOGUE: [MapFacts; 8] = [
+    MapFacts {
+        map: DerivedMap::Flow,
+        name: "flow",
+        bits: 16,
+        meaning: "steepest-descent (D8) drainage area A: v = round(2048 · log2(1 + A)); \
+                  ties between equally steep neighbours go to the first in row-major order, \
+                  and flats and closed basins drain through their lowest pass",
+        units: "square world units",
+        source: Source::Heights(flow_pixels),
+    },
+    MapFacts {
+        map: DerivedMap::Wetness,
+        name: "wetness",
+        bits: 8,
+        meaning: "multiple-flow-direction (Freeman, slope^1.1) drainage area on a log scale: \
+                  0 at or below 500, 255 at or above 250000",
+        units: "square world units",
+        source: Source::Heights(wetness_pixels),
+    },
+    MapFacts {
+        map: DerivedMap::Lakes,
+        name: "lakes",
+        bits: 16,
+        meaning: "water depth of lakes filled to their spill levels (and the sea below the \
+                  sea level): v = round(100 · depth), 0 on dry land",
+        units: "world units (centimetres for metres)",
+        source: Source::Heights(lake_pixels),
+    },
+    MapFacts {
+        map: DerivedMap::Rivers,
+        name: "rivers",
+        bits: 8,
+        meaning: "river weight: 255 inside a channel (drainage area at least the river \
+                  threshold, width growing with √area), fading to 0 over one cell",
+        units: "weight",
+        source: Source::Heights(river_pixels),
+    },
+    MapFacts {
+        map: DerivedMap::Curvature,
+        name: "curvature",
+        bits: 8,
+        meaning: "convexity k = −∇²h on a log scale: v = 128 + sign(k) · round(127 · \
+                  min(1, ln(1 + |k| / 0.05) / ln 101)), full at |k| = 5; above 128 convex \
+                  (ridges), below concave (valleys)",
+        units: "1 / world units",
+        source: Source::Heights(curvature_pixels),
+    },
+    MapFacts {
+        map: DerivedMap::Occlusion,
+        name: "occlusion",
+        bits: 8,
+        meaning: "sky visibility from horizons in eight directions: 255 open sky, 0 none",
+        units: "weight",
+        source: Source::Heights(occlusion_pixels),
+    },
+    MapFacts {
+        map: DerivedMap::Wear,
+        name: "wear",
+        bits: 16,
+        meaning: "material worn away by the erosion stages (hydraulic, fluvial, thermal), \
+                  summed over them as each ran, so later stages such as normalize do not \
+                  rescale it: v = round(100 · metres), clamped at 65535; 0 where none was removed",
+        units: "world units (centimetres for metres)",
+        source: Source::ErosionRecord(-1.0),
+    },
+    MapFacts {
+        map: DerivedMap::Deposition,
+        name: "deposition",
+        bits: 16,
+        meaning: "material laid down by the erosion stages (hydraulic, fluvial, thermal), \
+                  summed over them as each ran, so later stages such as normalize do not \
+                  rescale it: v = round(100 · metres), clamped at 65535; 0 where none was added",
+        units: "world units (centimetres for metres)",
+        source: Source::ErosionRecord(1.0),
+    },
+];
+
 impl DerivedMap {
     /// Every map, in the order exports list them.
-    pub const ALL: [DerivedMap; 8] = [
-        DerivedMap::Flow,
-        DerivedMap::Wetness,
-        DerivedMap::Lakes,
-        DerivedMap::Rivers,
-        DerivedMap::Curvature,
-        DerivedMap::Occlusion,
-        DerivedMap::Wear,
-        DerivedMap::Deposition,
-    ];
+    pub const ALL: [DerivedMap; 8] = {
+        let mut all = [DerivedMap::Flow; 8];
+        let mut i = 0;
+        while i < CATALOGUE.len() {
+            all[i] = CATALOGUE[i].map;
+            i += 1;
+        }
+        all
+    };
 
     /// The maps [`derive_map`] makes from the final heights alone.
-    pub const FROM_HEIGHTS: [DerivedMap; 6] = [
-        DerivedMap::Flow,
-        DerivedMap::Wetness,
-        DerivedMap::Lakes,
-        DerivedMap::Rivers,
-        DerivedMap::Curvature,
-        DerivedMap::Occlusion,
-    ];
+    pub const FROM_HEIGHTS: [DerivedMap; 6] = {
+        let mut maps = [DerivedMap::Flow; 6];
+        let (mut i, mut n) = (0, 0);
+        while i < CATALOGUE.len() {
+            if let Source::Heights(_) = CATALOGUE[i].source {
+                maps[n] = CATALOGUE[i].map;
+                n += 1;
+            }
+            i += 1;
+        }
+        assert!(
+            n == maps.len(),
+            "FROM_HEIGHTS lists every map made from heights"
+        );
+        maps
+    };
+
+    /// This map's row of the catalogue.
+    fn facts(self) -> &'static MapFacts {
+        &CATALOGUE[self as usize]
+    }
 
     /// Whether the map needs the erosion stages' record of the run
     /// ([`erosion_pixels`]) rather than the final heights.
     pub fn needs_erosion_record(self) -> bool {
-        matches!(self, DerivedMap::Wear | DerivedMap::Deposition)
+        matches!(self.facts().source, Source::ErosionRecord(_))
     }
 
     /// The name used on the command line and as the file's stem.
     pub fn name(self) -> &'static str {
-        match self {
-            DerivedMap::Flow => "flow",
-            DerivedMap::Wetness => "wetness",
-            DerivedMap::Lakes => "lakes",
-            DerivedMap::Rivers => "rivers",
-            DerivedMap::Curvature => "curvature",
-            DerivedMap::Occlusion => "occlusion",
-            DerivedMap::Wear => "wear",
-            DerivedMap::Deposition => "deposition",
-        }
+        self.facts().name
     }
 
     /// The map of `name`, if any.
     pub fn from_name(name: &str) -> Option<DerivedMap> {
-        DerivedMap::ALL.into_iter().find(|m| m.name() == name)
+        CATALOGUE.iter().find(|f| f.name == name).map(|f| f.map)
     }
 
     /// A comma-separated list (`lakes,rivers,flow`, or `all`), each map
@@ -133,64 +240,12 @@ impl DerivedMap {
 
     /// What a pixel of this map's PNG means, for `heightmap.json`.
     pub fn meaning(self) -> MapMeaning {
-        let (bits, meaning, units) = match self {
-            DerivedMap::Flow => (
-                16,
-                "steepest-descent (D8) drainage area A: v = round(2048 · log2(1 + A)); \
-                 ties between equally steep neighbours go to the first in row-major order, \
-                 and flats and closed basins drain through their lowest pass",
-                "square world units",
-            ),
-            DerivedMap::Wetness => (
-                8,
-                "multiple-flow-direction (Freeman, slope^1.1) drainage area on a log scale: \
-                 0 at or below 500, 255 at or above 250000",
-                "square world units",
-            ),
-            DerivedMap::Lakes => (
-                16,
-                "water depth of lakes filled to their spill levels (and the sea below the \
-                 sea level): v = round(100 · depth), 0 on dry land",
-                "world units (centimetres for metres)",
-            ),
-            DerivedMap::Rivers => (
-                8,
-                "river weight: 255 inside a channel (drainage area at least the river \
-                 threshold, width growing with √area), fading to 0 over one cell",
-                "weight",
-            ),
-            DerivedMap::Curvature => (
-                8,
-                "convexity k = −∇²h on a log scale: v = 128 + sign(k) · round(127 · \
-                 min(1, ln(1 + |k| / 0.05) / ln 101)), full at |k| = 5; above 128 convex \
-                 (ridges), below concave (valleys)",
-                "1 / world units",
-            ),
-            DerivedMap::Occlusion => (
-                8,
-                "sky visibility from horizons in eight directions: 255 open sky, 0 none",
-                "weight",
-            ),
-            DerivedMap::Wear => (
-                16,
-                "material worn away by the erosion stages (hydraulic, fluvial, thermal), \
-                 summed over them as each ran, so later stages such as normalize do not \
-                 rescale it: v = round(100 · metres), clamped at 65535; 0 where none was removed",
-                "world units (centimetres for metres)",
-            ),
-            DerivedMap::Deposition => (
-                16,
-                "material laid down by the erosion stages (hydraulic, fluvial, thermal), \
-                 summed over them as each ran, so later stages such as normalize do not \
-                 rescale it: v = round(100 · metres), clamped at 65535; 0 where none was added",
-                "world units (centimetres for metres)",
-            ),
-        };
+        let facts = self.facts();
         MapMeaning {
-            file: format!("{}.png", self.name()),
-            bits,
-            meaning,
-            units,
+            file: format!("{}.png", facts.name),
+            bits: facts.bits,
+            meaning: facts.meaning,
+            units: facts.units,
         }
     }
 }
@@ -278,63 +333,82 @@ pub fn derive_map(
     kind: DerivedMap,
     settings: &MapSettings,
 ) -> Option<MapPixels> {
-    let to8 = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
-    Some(match kind {
-        DerivedMap::Flow => MapPixels::Grey16(
-            drainage_area(map, cell_size, settings.sea_level)
-                .into_iter()
-                .map(|a| {
-                    (FLOW_STEPS_PER_DOUBLING * (1.0 + a).log2())
-                        .round()
-                        .clamp(0.0, 65535.0) as u16
-                })
-                .collect(),
-        ),
-        DerivedMap::Wetness => MapPixels::Grey8(
-            spread_drainage_area(map, cell_size, settings.sea_level)
-                .into_iter()
-                .map(|a| to8(strength_of_area(a)))
-                .collect(),
-        ),
-        DerivedMap::Lakes => MapPixels::Grey16(
-            lake_depths(map, settings.sea_level)
-                .into_iter()
-                .map(|d| (d * LAKE_STEPS_PER_UNIT).round().clamp(0.0, 65535.0) as u16)
-                .collect(),
-        ),
-        DerivedMap::Rivers => {
-            let area = drainage_area(map, cell_size, settings.sea_level);
-            MapPixels::Grey8(
-                river_weights(&area, map.width(), cell_size, &settings.rivers)
-                    .into_iter()
-                    .map(to8)
-                    .collect(),
-            )
-        }
-        DerivedMap::Curvature => MapPixels::Grey8(
-            convexity(map, cell_size)
-                .into_iter()
-                .map(curvature_sample)
-                .collect(),
-        ),
-        DerivedMap::Occlusion => MapPixels::Grey8(
-            sky_visibility(map, cell_size, settings.occlusion_radius)
-                .into_iter()
-                .map(to8)
-                .collect(),
-        ),
-        DerivedMap::Wear | DerivedMap::Deposition => return None,
-    })
+    match kind.facts().source {
+        Source::Heights(encode) => Some(encode(map, cell_size, settings)),
+        Source::ErosionRecord(_) => None,
+    }
+}
+
+/// A weight 0..1 as an 8-bit sample.
+fn weight8(v: f32) -> u8 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+fn flow_pixels(map: &Heightmap, cell_size: f32, settings: &MapSettings) -> MapPixels {
+    MapPixels::Grey16(
+        drainage_area(map, cell_size, settings.sea_level)
+            .into_iter()
+            .map(|a| {
+                (FLOW_STEPS_PER_DOUBLING * (1.0 + a).log2())
+                    .round()
+                    .clamp(0.0, 65535.0) as u16
+            })
+            .collect(),
+    )
+}
+
+fn wetness_pixels(map: &Heightmap, cell_size: f32, settings: &MapSettings) -> MapPixels {
+    MapPixels::Grey8(
+        spread_drainage_area(map, cell_size, settings.sea_level)
+            .into_iter()
+            .map(|a| weight8(strength_of_area(a)))
+            .collect(),
+    )
+}
+
+fn lake_pixels(map: &Heightmap, _cell_size: f32, settings: &MapSettings) -> MapPixels {
+    MapPixels::Grey16(
+        lake_depths(map, settings.sea_level)
+            .into_iter()
+            .map(|d| (d * LAKE_STEPS_PER_UNIT).round().clamp(0.0, 65535.0) as u16)
+            .collect(),
+    )
+}
+
+fn river_pixels(map: &Heightmap, cell_size: f32, settings: &MapSettings) -> MapPixels {
+    let area = drainage_area(map, cell_size, settings.sea_level);
+    MapPixels::Grey8(
+        river_weights(&area, map.width(), cell_size, &settings.rivers)
+            .into_iter()
+            .map(weight8)
+            .collect(),
+    )
+}
+
+fn curvature_pixels(map: &Heightmap, cell_size: f32, _settings: &MapSettings) -> MapPixels {
+    MapPixels::Grey8(
+        convexity(map, cell_size)
+            .into_iter()
+            .map(curvature_sample)
+            .collect(),
+    )
+}
+
+fn occlusion_pixels(map: &Heightmap, cell_size: f32, settings: &MapSettings) -> MapPixels {
+    MapPixels::Grey8(
+        sky_visibility(map, cell_size, settings.occlusion_radius)
+            .into_iter()
+            .map(weight8)
+            .collect(),
+    )
 }
 
 /// Encodes `wear` or `deposition` from `change`, each cell's height
 /// change by the erosion stages in world units (negative = worn away),
 /// as [`DerivedMap::meaning`] says; `None` for the other maps.
 pub fn erosion_pixels(change: &[f32], kind: DerivedMap) -> Option<MapPixels> {
-    let sign = match kind {
-        DerivedMap::Wear => -1.0,
-        DerivedMap::Deposition => 1.0,
-        _ => return None,
+    let Source::ErosionRecord(sign) = kind.facts().source else {
+        return None;
     };
     // Cells are independent: the same bytes on any thread count.
     Some(MapPixels::Grey16(
@@ -352,6 +426,22 @@ pub fn erosion_pixels(change: &[f32], kind: DerivedMap) -> Option<MapPixels> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The catalogue's rows follow the enum, so `facts` finds each map's.
+    #[test]
+    fn the_catalogue_lists_every_map_in_order_once() {
+        for (i, facts) in CATALOGUE.iter().enumerate() {
+            assert_eq!(facts.map as usize, i, "{}", facts.name);
+            assert_eq!(DerivedMap::from_name(facts.name), Some(facts.map));
+            assert!(facts.bits == 8 || facts.bits == 16, "{}", facts.name);
+        }
+        assert_eq!(DerivedMap::ALL.len(), CATALOGUE.len());
+        assert!(
+            DerivedMap::FROM_HEIGHTS
+                .iter()
+                .all(|m| !m.needs_erosion_record())
+        );
+    }
 
     #[test]
     fn lists_parse_in_order_once_and_name_the_choices_when_wrong() {

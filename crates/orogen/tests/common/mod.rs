@@ -45,28 +45,6 @@ pub fn default_world_of(dir: &Path, width: u32, height: u32) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// Whether `cmd` is on the PATH.
-pub fn have(cmd: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {cmd}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
-/// Whether the viewer can be run under Xvfb here; in CI it must be.
-pub fn can_render() -> bool {
-    if have("xvfb-run") {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "xvfb-run is missing in CI: scripts/test.sh should have installed it"
-    );
-    eprintln!("skipping: xvfb-run not installed (run scripts/test.sh as root to install it)");
-    false
-}
-
 /// Runs `orogen view ARGS --screenshot <dir>/NAME` under Xvfb at
 /// 1280×800 with software Vulkan; returns the screenshot, or panics with
 /// the end of the viewer's log.

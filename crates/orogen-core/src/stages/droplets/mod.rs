@@ -13,13 +13,18 @@
 //! draws from its own seeded sub-stream, so the result does not depend on
 //! the thread count.
 
+mod brush;
+mod tile;
+
 use super::{Progress, ProgressValue, StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
 use crate::rng::{StageRng, at_word, unit_f32};
 use crate::window::grid::WorldWindow;
+use brush::{FlatBrush, brush};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use tile::{Flock, LANES, Spot, Window};
 
 /// Hydraulic erosion stage: droplets carve gullies (Beyer 2015).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -167,218 +172,6 @@ impl ErosionBudget {
         self.deposited += o.deposited;
         self.lost += o.lost;
         self.steps += o.steps;
-    }
-}
-
-/// Brush offsets and normalised weights (linear falloff).
-fn brush(radius: i64) -> Vec<(i64, i64, f32)> {
-    let mut cells = Vec::new();
-    let mut total = 0.0;
-    for dy in -radius..=radius {
-        for dx in -radius..=radius {
-            let d = ((dx * dx + dy * dy) as f32).sqrt();
-            if d <= radius as f32 {
-                let w = 1.0 - d / radius as f32;
-                if w > 0.0 {
-                    cells.push((dx, dy, w));
-                    total += w;
-                }
-            }
-        }
-    }
-    cells.iter_mut().for_each(|c| c.2 /= total);
-    cells
-}
-
-/// The brush as flat offsets for one window width, for the common case
-/// where it lies wholly inside the window. Updates are scalar on purpose:
-/// vector stores shifted by a cell from the previous step's defeat
-/// store-to-load forwarding, which measured over twice as slow.
-struct FlatBrush {
-    radius: usize,
-    /// Cell offsets from the brush's top-left corner (ix - r, iy - r).
-    offsets: Vec<usize>,
-    weights: Vec<f32>,
-    /// Sum of the weights in f32, which is what a brush removes per unit.
-    total: f32,
-    /// Cells from the top-left corner to the bottom-right one, inclusive.
-    span: usize,
-}
-
-impl FlatBrush {
-    fn new(brush: &[(i64, i64, f32)], radius: usize, width: usize) -> Self {
-        let r = radius as i64;
-        let offsets = brush
-            .iter()
-            .map(|&(bx, by, _)| ((by + r) * width as i64 + bx + r) as usize)
-            .collect();
-        let offsets: Vec<usize> = offsets;
-        let weights: Vec<f32> = brush.iter().map(|b| b.2).collect();
-        let span = 2 * radius * width + 2 * radius + 1;
-        // `erode` relies on this to skip bounds checks.
-        assert!(offsets.iter().all(|&o| o < span));
-        FlatBrush {
-            radius,
-            offsets,
-            total: weights.iter().sum(),
-            weights,
-            span,
-        }
-    }
-
-    /// Whether the brush centred on (ix, iy) lies inside `win`.
-    #[inline]
-    fn fits(&self, win: &Window, ix: usize, iy: usize) -> bool {
-        let r = self.radius;
-        ix >= r && iy >= r && ix + r < win.w && iy + r < win.h
-    }
-
-    /// Removes `amount · weight` from every brush cell around (ix, iy).
-    #[inline]
-    fn erode(&self, win: &mut Window, ix: usize, iy: usize, amount: f32) {
-        let corner = (iy - self.radius) * win.w + ix - self.radius;
-        let cells = &mut win.data[corner..corner + self.span];
-        for (&offset, &w) in self.offsets.iter().zip(&self.weights) {
-            debug_assert!(offset < cells.len());
-            // SAFETY: every offset is at most 2r·width + 2r = span - 1
-            // (built in `new` for this window's width), and `cells` is
-            // exactly `span` long. Bounds checks here measured ~10% of
-            // the whole stage.
-            unsafe { *cells.get_unchecked_mut(offset) -= amount * w };
-        }
-    }
-}
-
-/// Droplets simulated in lockstep per tile.
-const LANES: usize = 16;
-
-/// `LANES` droplets in flight, one array per quantity. Each step of one
-/// droplet is a long serial chain (loads, gradient, sqrt, division, the
-/// next lookup, erosion that the following step reads back); running
-/// several side by side lets their chains overlap, and the arithmetic
-/// phases vectorise across droplets. Lanes are always visited in the same
-/// order, so the result does not depend on timing.
-struct Flock {
-    px: [f32; LANES],
-    py: [f32; LANES],
-    dx: [f32; LANES],
-    dy: [f32; LANES],
-    speed: [f32; LANES],
-    water: [f32; LANES],
-    sediment: [f32; LANES],
-    age: [u32; LANES],
-    alive: [bool; LANES],
-    /// The cell under each droplet, worked out once per move.
-    spot: [Spot; LANES],
-    eroded: [f64; LANES],
-    deposited: [f64; LANES],
-}
-
-impl Flock {
-    /// Dead lanes sit at (0, 0), a valid cell, so loads for them are
-    /// harmless and need no branch.
-    fn new() -> Self {
-        Flock {
-            px: [0.0; LANES],
-            py: [0.0; LANES],
-            dx: [0.0; LANES],
-            dy: [0.0; LANES],
-            speed: [0.0; LANES],
-            water: [0.0; LANES],
-            sediment: [0.0; LANES],
-            age: [0; LANES],
-            alive: [false; LANES],
-            spot: [Spot::default(); LANES],
-            eroded: [0.0; LANES],
-            deposited: [0.0; LANES],
-        }
-    }
-
-    fn start(&mut self, lane: usize, px: f32, py: f32, spot: Spot) {
-        self.spot[lane] = spot;
-        self.px[lane] = px;
-        self.py[lane] = py;
-        self.dx[lane] = 0.0;
-        self.dy[lane] = 0.0;
-        self.speed[lane] = 1.0;
-        self.water[lane] = 1.0;
-        self.sediment[lane] = 0.0;
-        self.age[lane] = 0;
-        self.alive[lane] = true;
-    }
-
-    fn end(&mut self, lane: usize) {
-        self.alive[lane] = false;
-        self.px[lane] = 0.0;
-        self.py[lane] = 0.0;
-        self.spot[lane] = Spot::default();
-    }
-}
-
-/// A position as its top-left cell (index into the window) and the
-/// fractions across that cell.
-#[derive(Clone, Copy, Default)]
-struct Spot {
-    cell: usize,
-    ix: u32,
-    iy: u32,
-    u: f32,
-    v: f32,
-}
-
-/// A window of the map that one tile simulates on.
-struct Window {
-    x0: usize,
-    y0: usize,
-    w: usize,
-    h: usize,
-    data: Vec<f32>,
-}
-
-impl Window {
-    /// The spot at a position inside the window (`0 <= p < w - 1`).
-    #[inline]
-    fn spot(&self, px: f32, py: f32) -> Spot {
-        let (ix, iy) = (px as u32, py as u32);
-        Spot {
-            cell: iy as usize * self.w + ix as usize,
-            ix,
-            iy,
-            u: px - ix as f32,
-            v: py - iy as f32,
-        }
-    }
-
-    #[inline]
-    fn height_and_gradient(&self, at: Spot) -> (f32, f32, f32) {
-        let (u, v) = (at.u, at.v);
-        let cells = &self.data[at.cell..at.cell + self.w + 2];
-        let (nw, ne) = (cells[0], cells[1]);
-        let (sw, se) = (cells[self.w], cells[self.w + 1]);
-        let gx = (ne - nw) * (1.0 - v) + (se - sw) * v;
-        let gy = (sw - nw) * (1.0 - u) + (se - ne) * u;
-        // The same lerps as `height`, so a level cell gives dh = 0 exactly.
-        let (top, bottom) = (nw + (ne - nw) * u, sw + (se - sw) * u);
-        (top + (bottom - top) * v, gx, gy)
-    }
-
-    #[inline]
-    fn height(&self, at: Spot) -> f32 {
-        let cells = &self.data[at.cell..at.cell + self.w + 2];
-        let top = cells[0] + (cells[1] - cells[0]) * at.u;
-        let bottom = cells[self.w] + (cells[self.w + 1] - cells[self.w]) * at.u;
-        top + (bottom - top) * at.v
-    }
-
-    /// Adds `amount` to the four cells around `at`, bilinearly weighted.
-    #[inline]
-    fn deposit(&mut self, at: Spot, amount: f32) {
-        let (u, v, w) = (at.u, at.v, self.w);
-        let cells = &mut self.data[at.cell..at.cell + w + 2];
-        cells[0] += amount * (1.0 - u) * (1.0 - v);
-        cells[1] += amount * u * (1.0 - v);
-        cells[w] += amount * (1.0 - u) * v;
-        cells[w + 1] += amount * u * v;
     }
 }
 
