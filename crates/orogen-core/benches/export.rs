@@ -4,7 +4,7 @@
 //! `default` preset's map at 4097².
 
 use criterion::{Criterion, criterion_group};
-use orogen_core::flow::{ExportRequest, export_map, heightmap_bundle};
+use orogen_core::bake::{ExportRequest, export_map, heightmap_bundle};
 use orogen_core::io::height_files::{ExportOptions, HeightFormats};
 use orogen_core::pipeline::{RunHooks, run_once};
 use orogen_core::presets;

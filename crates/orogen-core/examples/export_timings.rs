@@ -7,7 +7,7 @@
 //! Arguments: preset name or `.ron` file, cells along the world's longer
 //! side, output folder.
 
-use orogen_core::flow::{ExportRequest, export_map, load_recipe_at};
+use orogen_core::bake::{ExportRequest, export_map, load_recipe_at};
 use orogen_core::pipeline::{RunHooks, run_once};
 use std::time::Instant;
 

@@ -10,7 +10,7 @@
 //! off every stage of that kind (the map before erosion, say). Prints the
 //! size and cell size on its last line.
 
-use orogen_core::flow::load_recipe_at;
+use orogen_core::bake::load_recipe_at;
 use orogen_core::pipeline::{RunHooks, run_once};
 use std::error::Error;
 

@@ -7,7 +7,7 @@
 //! (default `heightmap.r16`), cells along the world's longer side
 //! (default: the recipe's).
 
-use orogen_core::flow::load_recipe_at;
+use orogen_core::bake::load_recipe_at;
 use orogen_core::io::atomic::write_atomic;
 use orogen_core::io::height_files::{ByteOrder, ExportOptions, encode_r16, export_range, quantize};
 use orogen_core::pipeline::{RunHooks, run_once};

@@ -12,7 +12,7 @@
 //! also prints `steps hydraulic-erosion <n>`: the droplet steps it
 //! simulated, for a speed per step.
 
-use orogen_core::flow::load_recipe_at;
+use orogen_core::bake::load_recipe_at;
 use orogen_core::pipeline::{RunHooks, run_once};
 use orogen_core::rng::stage_rng;
 use orogen_core::stages::Stage;

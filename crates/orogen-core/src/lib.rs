@@ -7,7 +7,7 @@
 //! Load a recipe, run it, write the files:
 //!
 //! ```no_run
-//! use orogen_core::flow::{ExportRequest, export_map, load_recipe};
+//! use orogen_core::bake::{ExportRequest, export_map, load_recipe};
 //! let (recipe, base_dir) = load_recipe("default")?; // a preset name or a .ron file
 //! let output = orogen_core::run_once(&recipe, base_dir.clone(), Default::default())?;
 //! let report = export_map(&output.map, &recipe, base_dir.as_deref(), &ExportRequest::default(), "out".as_ref())?;
@@ -27,7 +27,7 @@
 //! - [`mesh`]: triangle mesh data for display and export;
 //! - [`maps`]: maps derived for display (the drainage network overlay);
 //! - [`io`]: height files, the sidecar, atomic bundles, tiled and mesh export;
-//! - [`flow`]: load → run → export, shared by the command line and the viewer;
+//! - [`bake`]: load → run → export to files, shared by the command line and the viewer;
 //! - [`simd`]: why the vectorised kernels give the same bytes on every CPU.
 //!
 //! Every fallible function returns a typed error a caller can match
@@ -37,7 +37,7 @@
 
 #![warn(missing_docs)]
 
-pub mod flow;
+pub mod bake;
 pub mod heightmap;
 pub mod hugepages;
 pub mod hydro;
@@ -60,10 +60,10 @@ pub mod splat;
 pub mod stages;
 pub mod window;
 
-pub use flow::LoadError;
+pub use bake::LoadError;
 pub use heightmap::Heightmap;
 pub use io::height_files::ImportError;
-pub use io::{EncodeError, ExportError, OptionError};
+pub use io::{EncodeError, ExportError, OptionError, UserOption};
 pub use params::ParamError;
 pub use pipeline::{Pipeline, PipelineError, PipelineOutput, generate, run_once};
 pub use recipe::{MapSlot, Recipe, RecipeError, StageEntry};

@@ -12,7 +12,7 @@
 //! 2049 and 4097 in release mode.
 
 use orogen_core::Recipe;
-use orogen_core::flow::{ExportRequest, export_map};
+use orogen_core::bake::{ExportRequest, export_map};
 use orogen_core::io::height_files::HeightFormats;
 use orogen_core::pipeline::{RunHooks, run_once};
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! stage's output minus its input. A Normalize after the erosion scales
 //! the heights by 10 and must not scale the record.
 
-use orogen_core::flow::{ExportRequest, export_map};
+use orogen_core::bake::{ExportRequest, export_map};
 use orogen_core::maps::derived::erosion_pixels;
 use orogen_core::maps::{DerivedMap, MapPixels};
 use orogen_core::params::Span;
@@ -231,7 +231,7 @@ fn the_export_writes_the_recorded_maps_and_refuses_them_without_a_record() {
     .expect_err("no record, no wear");
     let message = error.to_string();
     assert!(
-        message.starts_with("--maps wear,deposition: needs the record"),
+        message.starts_with("maps wear,deposition: needs the record"),
         "{message}"
     );
     assert_eq!(message.lines().count(), 1);

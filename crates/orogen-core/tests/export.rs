@@ -1,5 +1,5 @@
 use orogen_core::Heightmap;
-use orogen_core::flow::{
+use orogen_core::bake::{
     ExportRequest, add_sidecar, clipping_warning, export_map, heightmap_bundle,
 };
 use orogen_core::io::engine_sizes::named_size;
@@ -360,7 +360,7 @@ fn start_from_a_float_file_takes_its_size_and_heights() {
             ..Recipe::default()
         };
         let warnings =
-            orogen_core::flow::start_from_file(&mut recipe, &path, Default::default()).unwrap();
+            orogen_core::bake::start_from_file(&mut recipe, &path, Default::default()).unwrap();
         assert!(warnings.is_empty());
         assert_eq!((recipe.width, recipe.height), (9, 5));
         let output = orogen_core::Pipeline::new()
@@ -387,7 +387,7 @@ fn formats_parse_and_name_the_valid_values() {
     }
     assert_eq!(
         HeightFormats::parse("r16,").unwrap_err().to_string(),
-        "--formats 'r16,': expected a comma-separated list of r16, png, exr, tif"
+        "formats 'r16,': expected a comma-separated list of r16, png, exr, tif"
     );
     assert_eq!(
         HeightFormats::parse("r16,PNG16"),
@@ -398,7 +398,7 @@ fn formats_parse_and_name_the_valid_values() {
     );
     assert_eq!(
         HeightFormats::parse("r16,PNG16").unwrap_err().to_string(),
-        "--formats 'r16,PNG16': unknown format 'PNG16' (valid: r16, png, exr, tif)"
+        "formats 'r16,PNG16': unknown format 'PNG16' (valid: r16, png, exr, tif)"
     );
 }
 
@@ -529,7 +529,7 @@ fn starting_from_a_non_square_big_endian_export_reads_its_sidecar() {
     add_sidecar(&mut bundle, &map, &recipe, &opts, range, Default::default()).unwrap();
     bundle.write_to(dir.path()).unwrap();
     let mut started = Recipe::default();
-    orogen_core::flow::start_from_file(
+    orogen_core::bake::start_from_file(
         &mut started,
         &dir.path().join("heightmap.r16"),
         Default::default(),

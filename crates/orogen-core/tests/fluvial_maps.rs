@@ -312,7 +312,7 @@ fn painted_maps_are_saved_beside_the_recipe_and_read_back() {
         assert!(file.is_file(), "{} is written", file.display());
     }
     let (loaded, base) =
-        orogen_core::flow::load_recipe(path.to_str().expect("utf-8")).expect("loads");
+        orogen_core::bake::load_recipe(path.to_str().expect("utf-8")).expect("loads");
     assert_eq!(loaded, recipe, "the same maps, by hash");
     let uplift = loaded.stages[2]
         .map(MapSlot::Uplift)

@@ -11,7 +11,7 @@
 //! `OROGEN_WRITE_GOLDEN=1 cargo test -p orogen-core --test golden_exports`
 //! rewrites the file instead (for an intended change only).
 
-use orogen_core::flow::{ExportRequest, check_runnable, export_map, load_recipe};
+use orogen_core::bake::{ExportRequest, check_runnable, export_map, load_recipe};
 use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormat, HeightFormats};
 use orogen_core::io::mesh_export::MeshPlan;
 use orogen_core::io::tiled_export::map_tile_grid;

@@ -5,7 +5,7 @@
 //! narrower, four maps to an image.
 
 use orogen_core::Recipe;
-use orogen_core::flow::{ExportRequest, export_map};
+use orogen_core::bake::{ExportRequest, export_map};
 use orogen_core::io::engines::Engine;
 use orogen_core::maps::DerivedMap;
 use orogen_core::pipeline::{ErosionRecord, RunHooks, run_once_recording};

@@ -10,7 +10,7 @@
 //! (`support/outside_tools.rs`), except in CI.
 
 use orogen_core::Heightmap;
-use orogen_core::flow::{ExportRequest, export_map};
+use orogen_core::bake::{ExportRequest, export_map};
 use orogen_core::io::height_files::HeightFormats;
 use orogen_core::maps::{DerivedMap, MapPixels, MapSettings, derive_map};
 use orogen_core::pipeline::{RunHooks, run_once};

@@ -517,7 +517,7 @@ mod painted {
         // Load: the recipe reads back equal, the file's pixels are the
         // painted ones, and the run from disk is the run from memory.
         let (loaded, base_dir) =
-            orogen_core::flow::load_recipe(recipe_path.to_str().unwrap()).expect("loads");
+            orogen_core::bake::load_recipe(recipe_path.to_str().unwrap()).expect("loads");
         assert_eq!(loaded.stages, recipe.stages);
         let Some(StageMask {
             source: MaskSource::Painted(loaded_mask),

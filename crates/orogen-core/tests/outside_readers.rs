@@ -10,7 +10,7 @@
 mod outside_tools;
 
 use orogen_core::Heightmap;
-use orogen_core::flow::heightmap_bundle;
+use orogen_core::bake::heightmap_bundle;
 use orogen_core::io::height_files::{ExportOptions, HeightFormats, quantize};
 use orogen_core::recipe::Recipe;
 use orogen_core::rng::{range_f32, stage_rng};

@@ -1,7 +1,7 @@
 //! Errors are types a caller can match, with the one-line messages users
 //! read; no public function hands back a bare `String` as its error.
 
-use orogen_core::flow::{check_runnable, load_recipe, start_from_file};
+use orogen_core::bake::{check_runnable, load_recipe, start_from_file};
 use orogen_core::io::bundle::{ExportBundle, prepare_dir};
 use orogen_core::io::height_files::ImportError;
 use orogen_core::pipeline::{RunHooks, run_once};
@@ -178,7 +178,7 @@ fn an_import_file_that_vanished_is_an_import_error_of_its_stage() {
         "{err:?}"
     );
     assert!(
-        err.to_string().starts_with("--import: cannot read "),
+        err.to_string().starts_with("import: cannot read "),
         "{err}"
     );
 }

@@ -106,7 +106,7 @@ fn unknown_stage_kind() {
 /// line naming it.
 #[test]
 fn a_side_given_as_text_resamples_or_is_refused() {
-    use orogen_core::flow::load_recipe_at;
+    use orogen_core::bake::load_recipe_at;
     let (recipe, _) = load_recipe_at("default", Some("257")).unwrap();
     assert_eq!((recipe.width, recipe.height), (257, 257));
     let (as_shipped, _) = load_recipe_at("default", None).unwrap();

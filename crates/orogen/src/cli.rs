@@ -1,7 +1,7 @@
 //! The `orogen` command line.
 
 use clap::{Args, Subcommand, ValueEnum};
-use orogen_core::flow::{
+use orogen_core::bake::{
     ExportRequest, RawLayout, check_runnable, export_map, load_recipe, preset_shadows_file,
     start_from_file,
 };
@@ -282,7 +282,9 @@ pub fn tiles_command(args: &TilesArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
         bundle.add(format!("{name}.png"), png);
     }
-    let written = bundle.write_to(&args.out).map_err(|e| e.to_string())?;
+    let written = bundle
+        .write_to(&args.out)
+        .map_err(crate::cli_errors::export_error)?;
     println!("wrote {} tiles to {}", written.len(), args.out.display());
     Ok(())
 }
@@ -305,7 +307,7 @@ pub fn prepare_generate(args: &GenerateArgs) -> Result<PreparedGenerate, String>
             if let Some(note) = preset_shadows_file(name) {
                 eprintln!("note: {note}");
             }
-            load_recipe(name).map_err(|e| e.to_string())?
+            load_recipe(name).map_err(crate::cli_errors::load_error)?
         }
         None => (Recipe::default(), None),
     };
@@ -324,7 +326,9 @@ pub fn prepare_generate(args: &GenerateArgs) -> Result<PreparedGenerate, String>
                 ByteOrderArg::Be => ByteOrder::Be,
             }),
         };
-        for warning in start_from_file(&mut recipe, file, raw).map_err(|e| e.to_string())? {
+        for warning in
+            start_from_file(&mut recipe, file, raw).map_err(crate::cli_errors::load_error)?
+        {
             eprintln!("warning: {warning}");
         }
     }
@@ -333,7 +337,7 @@ pub fn prepare_generate(args: &GenerateArgs) -> Result<PreparedGenerate, String>
         .as_deref()
         .map(Engine::parse)
         .transpose()
-        .map_err(|e| e.to_string())?;
+        .map_err(crate::cli_errors::option_error)?;
     if let Some(engine) = engine {
         check_engine_flags(args, engine)?;
     }
@@ -429,7 +433,7 @@ pub fn generate_whole(args: &GenerateArgs, prepared: PreparedGenerate) -> Result
         &request,
         &args.out,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(crate::cli_errors::export_error)?;
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
@@ -490,18 +494,19 @@ pub(crate) fn export_request(
         .as_deref()
         .map(HeightFormats::parse)
         .transpose()
-        .map_err(|e| e.to_string())?
+        .map_err(crate::cli_errors::option_error)?
         .unwrap_or_default();
     let tiles = args
         .tiles
         .as_deref()
         .map(|t| parse_map_tiles(t, w, h))
         .transpose()
-        .map_err(|e| e.to_string())?;
+        .map_err(crate::cli_errors::option_error)?;
     let mesh = match (&args.mesh, &args.mesh_size) {
-        (Some(format), size) => {
-            Some(MeshPlan::parse(format, size.as_deref(), w, h).map_err(|e| e.to_string())?)
-        }
+        (Some(format), size) => Some(
+            MeshPlan::parse(format, size.as_deref(), w, h)
+                .map_err(crate::cli_errors::option_error)?,
+        ),
         (None, Some(_)) => return Err("--mesh-size needs --mesh glb|obj".into()),
         (None, None) => None,
     };
@@ -515,7 +520,7 @@ pub(crate) fn export_request(
         .as_deref()
         .map(DerivedMap::parse_list)
         .transpose()
-        .map_err(|e| e.to_string())?
+        .map_err(crate::cli_errors::map_list_error)?
         .unwrap_or_default();
     if let Some(sea) = args.sea_level
         && !sea.is_finite()
@@ -545,7 +550,9 @@ pub(crate) fn export_request(
         window: None,
     };
     match engine {
-        Some(engine) => request.for_engine(engine, w, h).map_err(|e| e.to_string()),
+        Some(engine) => request
+            .for_engine(engine, w, h)
+            .map_err(crate::cli_errors::option_error),
         None => Ok(request),
     }
 }

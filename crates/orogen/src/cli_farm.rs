@@ -4,7 +4,7 @@
 
 use crate::cli::{GenerateArgs, apply_size, export_request};
 use clap::Args;
-use orogen_core::flow::{export_map, load_recipe};
+use orogen_core::bake::{export_map, load_recipe};
 use orogen_core::io::atomic::write_atomic;
 use orogen_core::io::engines::{Engine, ImportSettings};
 use orogen_core::io::height_files::{HeightFormat, HeightFormats};
@@ -37,7 +37,8 @@ impl RecipeChoice {
     /// The recipe with its size and seed applied, validated, and the
     /// folder its relative files resolve against.
     pub fn load(&self) -> Result<(Recipe, Option<PathBuf>), String> {
-        let (mut recipe, base_dir) = load_recipe(&self.recipe).map_err(|e| e.to_string())?;
+        let (mut recipe, base_dir) =
+            load_recipe(&self.recipe).map_err(crate::cli_errors::load_error)?;
         if let Some(seed) = self.seed {
             recipe.seed = seed;
         }
@@ -205,7 +206,7 @@ pub fn generate_window(
         let (w, h) = (window.window.width, window.window.height);
         request = request
             .for_engine(engine, w, h)
-            .map_err(|e| e.to_string())?;
+            .map_err(crate::cli_errors::option_error)?;
         request.texture = None;
     }
     if !window.is_whole() {
@@ -237,7 +238,7 @@ pub fn generate_window(
     let map =
         run_window(&recipe, window.window, &facts, base_dir.clone()).map_err(|e| e.to_string())?;
     let report = export_map(&map, &recipe, base_dir.as_deref(), &request, &args.out)
-        .map_err(|e| e.to_string())?;
+        .map_err(crate::cli_errors::export_error)?;
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }

@@ -142,7 +142,7 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
         .as_deref()
         .map(Engine::parse)
         .transpose()
-        .map_err(|e| e.to_string())?;
+        .map_err(crate::cli_errors::option_error)?;
     let (columns, rows) = parse_tiles(&args.tiles, width, height)?;
     let formats = match engine {
         // Every engine's files include RAW16.
@@ -152,7 +152,7 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
             .as_deref()
             .map(HeightFormats::parse)
             .transpose()
-            .map_err(|e| e.to_string())?
+            .map_err(crate::cli_errors::option_error)?
             .unwrap_or_default(),
     };
     let dir = &args.out;
@@ -254,7 +254,7 @@ pub fn engine_tiles(
     }
     let grid = map_tile_grid(width, height, columns)
         .and_then(|grid| grid.for_engine(engine))
-        .map_err(|e| e.to_string())?;
+        .map_err(crate::cli_errors::option_error)?;
     let mut out = Vec::with_capacity(columns * rows);
     for j in 0..grid.n {
         for i in 0..grid.n {

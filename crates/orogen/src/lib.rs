@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod cli_commands;
+pub mod cli_errors;
 pub mod cli_farm;
 pub mod cli_plan;
 pub mod viewer;

@@ -123,7 +123,7 @@ fn gpu_and_cpu_splats_agree(dir: &tempfile::TempDir, recipe: &str) -> image::Rgb
         "terrain at its edge"
     );
 
-    let recipe = orogen_core::flow::load_recipe(&recipe_path.to_string_lossy())
+    let recipe = orogen_core::bake::load_recipe(&recipe_path.to_string_lossy())
         .expect("the exported recipe loads")
         .0;
     let map = Pipeline::new()

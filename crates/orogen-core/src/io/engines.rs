@@ -258,7 +258,7 @@ mod tests {
         assert!(Engine::parse("Unreal").is_ok());
         assert_eq!(
             Engine::parse("cry").unwrap_err().to_string(),
-            "--engine 'cry': expected unity, unreal or godot"
+            "engine 'cry': expected unity, unreal or godot"
         );
     }
 

@@ -12,17 +12,55 @@ use image::ExtendedColorType;
 use std::io;
 use std::path::PathBuf;
 
-/// An export option (`--engine`, `--formats`, `--tiles`, `--mesh`,
-/// `--mesh-size`) that does not parse, or that the map's size rules out.
-/// Refused before any work is done.
+/// An option a user sets that an error is about. Each error message
+/// about an option begins with its [`name`](UserOption::name), so a
+/// front end can put its own name for the control in its place (the
+/// command line's flag, the viewer's label).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UserOption {
+    /// The engine profile an export is for.
+    Engine,
+    /// The height file formats.
+    Formats,
+    /// The tiles a side a map is cut into.
+    Tiles,
+    /// The mesh format.
+    Mesh,
+    /// The mesh's vertices a side.
+    MeshSize,
+    /// The derived maps written beside the heights.
+    Maps,
+    /// The heightmap file a run starts from.
+    Import,
+}
+
+impl UserOption {
+    /// The option's name in plain words, as error messages begin.
+    pub fn name(self) -> &'static str {
+        match self {
+            UserOption::Engine => "engine",
+            UserOption::Formats => "formats",
+            UserOption::Tiles => "tiles",
+            UserOption::Mesh => "mesh",
+            UserOption::MeshSize => "mesh size",
+            UserOption::Maps => "maps",
+            UserOption::Import => "import",
+        }
+    }
+}
+
+/// An export option (engine, formats, tiles, mesh, mesh size) that does
+/// not parse, or that the map's size rules out. Refused before any work
+/// is done. The message begins with the option's name
+/// ([`OptionError::option`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OptionError {
-    /// `--engine` names no engine profile.
-    #[error("--engine '{0}': expected unity, unreal or godot")]
+    /// The engine names no engine profile.
+    #[error("engine '{0}': expected unity, unreal or godot")]
     UnknownEngine(String),
     /// A map side the engine's importer does not take.
     #[error(
-        "--engine {}: a {width}x{height} map's {axis} {side} is not a size {} imports; nearest: {} (valid: {})",
+        "engine {}: a {width}x{height} map's {axis} {side} is not a size {} imports; nearest: {} (valid: {})",
         .engine.name(),
         .engine.title(),
         nearest_sides_text(*.below, *.above),
@@ -46,7 +84,7 @@ pub enum OptionError {
     },
     /// The engine takes only square terrains.
     #[error(
-        "--engine {}: {} terrains are square; {width}x{height} is not",
+        "engine {}: {} terrains are square; {width}x{height} is not",
         .engine.name(),
         .engine.title()
     )]
@@ -60,25 +98,25 @@ pub enum OptionError {
     },
     /// Each tile becomes a terrain of its own, and the engine does not
     /// take the tiles' size.
-    #[error("--tiles {n}: each tile is a terrain; {source}")]
+    #[error("tiles {n}: each tile is a terrain; {source}")]
     TileSize {
         /// Tiles a side.
         n: usize,
         /// Why the engine refuses a tile.
         source: Box<OptionError>,
     },
-    /// `--tiles` is not a whole number.
+    /// The tile count is not a whole number.
     #[error(
-        "--tiles '{0}': expected a whole number of tiles a side, 1 to {max}",
+        "tiles '{0}': expected a whole number of tiles a side, 1 to {max}",
         max = MAX_MAP_TILES
     )]
     TileCount(String),
-    /// `--tiles` is outside 1 to [`MAX_MAP_TILES`].
-    #[error("--tiles {0}: expected 1 to {max} tiles a side", max = MAX_MAP_TILES)]
+    /// The tile count is outside 1 to [`MAX_MAP_TILES`].
+    #[error("tiles {0}: expected 1 to {max} tiles a side", max = MAX_MAP_TILES)]
     TileCountRange(usize),
     /// The map does not split into `n x n` equal border-sharing tiles.
     #[error(
-        "--tiles {n}: a {width}x{height} map splits into N x N border-sharing tiles only when N divides both width-1 ({}) and height-1 ({}); valid N: {}",
+        "tiles {n}: a {width}x{height} map splits into N x N border-sharing tiles only when N divides both width-1 ({}) and height-1 ({}); valid N: {}",
         .width.saturating_sub(1),
         .height.saturating_sub(1),
         tile_counts_text(*.width, *.height)
@@ -91,18 +129,18 @@ pub enum OptionError {
         /// The map's height in cells.
         height: usize,
     },
-    /// `--formats` has an empty item (or is empty).
+    /// The format list has an empty item (or is empty).
     #[error(
-        "--formats '{text}': expected a comma-separated list of {}",
+        "formats '{text}': expected a comma-separated list of {}",
         format_names()
     )]
     EmptyFormat {
         /// The whole list as given.
         text: String,
     },
-    /// `--formats` names a format orogen does not write.
+    /// The format list names a format orogen does not write.
     #[error(
-        "--formats '{text}': unknown format '{item}' (valid: {})",
+        "formats '{text}': unknown format '{item}' (valid: {})",
         format_names()
     )]
     UnknownFormat {
@@ -111,15 +149,15 @@ pub enum OptionError {
         /// The item not understood, trimmed.
         item: String,
     },
-    /// `--mesh` names no mesh format.
-    #[error("--mesh '{0}': expected glb or obj")]
+    /// The mesh format is none orogen writes.
+    #[error("mesh '{0}': expected glb or obj")]
     UnknownMeshFormat(String),
-    /// `--mesh-size` is not a whole number of at least 2.
-    #[error("--mesh-size '{0}': expected a whole number of vertices a side, at least 2")]
+    /// The mesh size is not a whole number of at least 2.
+    #[error("mesh size '{0}': expected a whole number of vertices a side, at least 2")]
     MeshSize(String),
     /// The GLB would pass glTF's 4 GiB limit.
     #[error(
-        "--mesh glb: a {columns}x{rows} vertex mesh needs {} MiB, over glTF's 4 GiB limit; pass a smaller --mesh-size",
+        "mesh glb: a {columns}x{rows} vertex mesh needs {} MiB, over glTF's 4 GiB limit; choose a smaller mesh size",
         .bytes >> 20
     )]
     MeshTooLarge {
@@ -130,6 +168,28 @@ pub enum OptionError {
         /// Bytes the vertices and indices would take.
         bytes: u64,
     },
+}
+
+impl OptionError {
+    /// The option the error is about; the message begins with its name.
+    pub fn option(&self) -> UserOption {
+        match self {
+            OptionError::UnknownEngine(_)
+            | OptionError::EngineSize { .. }
+            | OptionError::EngineNotSquare { .. } => UserOption::Engine,
+            OptionError::TileSize { .. }
+            | OptionError::TileCount(_)
+            | OptionError::TileCountRange(_)
+            | OptionError::TileGrid { .. } => UserOption::Tiles,
+            OptionError::EmptyFormat { .. } | OptionError::UnknownFormat { .. } => {
+                UserOption::Formats
+            }
+            OptionError::UnknownMeshFormat(_) | OptionError::MeshTooLarge { .. } => {
+                UserOption::Mesh
+            }
+            OptionError::MeshSize(_) => UserOption::MeshSize,
+        }
+    }
 }
 
 /// "b or a", "b", "a": the valid sides nearest a refused one.
@@ -223,7 +283,7 @@ pub enum EncodeError {
     GltfJson(String),
     /// The GLB file would pass glTF's 4 GiB limit.
     #[error(
-        "--mesh glb: the file would be {} MiB, over glTF's 4 GiB limit; pass a smaller --mesh-size",
+        "mesh glb: the file would be {} MiB, over glTF's 4 GiB limit; choose a smaller mesh size",
         .bytes >> 20
     )]
     GlbTooLarge {
@@ -233,6 +293,17 @@ pub enum EncodeError {
     /// The sidecar's JSON could not be written.
     #[error("{0}")]
     Json(String),
+}
+
+impl EncodeError {
+    /// The option the error is about, if any; the message then begins
+    /// with its name.
+    pub fn option(&self) -> Option<UserOption> {
+        match self {
+            EncodeError::GlbTooLarge { .. } => Some(UserOption::Mesh),
+            _ => None,
+        }
+    }
 }
 
 /// Why an export wrote nothing (or, for [`ExportError::Write`] and
@@ -299,4 +370,71 @@ pub enum ExportError {
         /// The operating system's error.
         source: io::Error,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every message about an option begins with the option's name, so a
+    /// front end can swap in its own name for the control, and names no
+    /// command-line flag.
+    #[test]
+    fn option_messages_begin_with_the_options_name_and_name_no_flag() {
+        let engine_size = OptionError::EngineSize {
+            engine: Engine::Unity,
+            width: 100,
+            height: 100,
+            axis: "width",
+            side: 100,
+            below: Some(65),
+            above: Some(129),
+        };
+        let errors = [
+            OptionError::UnknownEngine("cry".into()),
+            engine_size.clone(),
+            OptionError::EngineNotSquare {
+                engine: Engine::Unreal,
+                width: 9,
+                height: 5,
+            },
+            OptionError::TileSize {
+                n: 3,
+                source: Box::new(engine_size),
+            },
+            OptionError::TileCount("x".into()),
+            OptionError::TileCountRange(65),
+            OptionError::TileGrid {
+                n: 3,
+                width: 65,
+                height: 65,
+            },
+            OptionError::EmptyFormat {
+                text: "r16,".into(),
+            },
+            OptionError::UnknownFormat {
+                text: "jpg".into(),
+                item: "jpg".into(),
+            },
+            OptionError::UnknownMeshFormat("stl".into()),
+            OptionError::MeshSize("1".into()),
+            OptionError::MeshTooLarge {
+                columns: 70_000,
+                rows: 70_000,
+                bytes: 5 << 30,
+            },
+        ];
+        for error in errors {
+            let message = error.to_string();
+            assert!(message.starts_with(error.option().name()), "{message}");
+            assert!(!message.contains("--"), "{message}");
+            assert_eq!(message.lines().count(), 1, "{message}");
+        }
+        let glb = EncodeError::GlbTooLarge { bytes: 5 << 30 };
+        let message = glb.to_string();
+        assert!(message.starts_with(UserOption::Mesh.name()), "{message}");
+        assert_eq!(glb.option(), Some(UserOption::Mesh));
+        assert!(!message.contains("--"), "{message}");
+        assert_eq!(EncodeError::PngRowTooLong(9).option(), None);
+    }
 }

@@ -444,6 +444,15 @@ pub enum ImportError {
     /// The file is not a usable heightmap (bad format, size or dimensions).
     #[error("{0}")]
     Invalid(String),
+    /// A RAW16 file whose size was not given and whose samples make no
+    /// square.
+    #[error(
+        "RAW16 file of {samples} samples is not square; give its width and height (raw_width and raw_height in the recipe)"
+    )]
+    RawNotSquare {
+        /// The 16-bit samples the file holds.
+        samples: usize,
+    },
 }
 
 fn invalid(msg: impl Into<String>) -> ImportError {
@@ -524,10 +533,7 @@ pub fn decode_raw16(
         None => {
             let side = (samples as f64).sqrt().round() as usize;
             if side * side != samples {
-                return Err(invalid(format!(
-                    "RAW16 file of {} samples is not square; give its size (--import-size WxH, or raw_width and raw_height in the recipe)",
-                    samples
-                )));
+                return Err(ImportError::RawNotSquare { samples });
             }
             if side > MAX_IMPORT_SIDE as usize {
                 return Err(invalid(format!(

@@ -608,7 +608,7 @@ mod tests {
     fn plans_are_checked_before_work() {
         assert_eq!(
             MeshPlan::parse("stl", None, 9, 9).unwrap_err().to_string(),
-            "--mesh 'stl': expected glb or obj"
+            "mesh 'stl': expected glb or obj"
         );
         assert_eq!(
             MeshPlan::parse("glb", Some("1"), 9, 9),

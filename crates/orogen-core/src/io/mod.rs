@@ -38,4 +38,4 @@ pub mod sidecar;
 pub mod tile_counts;
 pub mod tiled_export;
 
-pub use errors::{EncodeError, ExportError, OptionError};
+pub use errors::{EncodeError, ExportError, OptionError, UserOption};

@@ -246,11 +246,11 @@ mod tests {
         );
         assert_eq!(
             parse_map_tiles("65", 65, 65).unwrap_err().to_string(),
-            "--tiles 65: expected 1 to 64 tiles a side"
+            "tiles 65: expected 1 to 64 tiles a side"
         );
         assert_eq!(
             parse_map_tiles("x", 65, 65).unwrap_err().to_string(),
-            "--tiles 'x': expected a whole number of tiles a side, 1 to 64"
+            "tiles 'x': expected a whole number of tiles a side, 1 to 64"
         );
         assert_eq!(parse_map_tiles(" 2 ", 65, 65).unwrap().n, 2);
     }

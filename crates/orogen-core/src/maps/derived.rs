@@ -250,22 +250,23 @@ impl DerivedMap {
     }
 }
 
-/// A `--maps` list that names a map orogen does not derive, or one it
-/// cannot make from what the export was given.
+/// A list of derived maps that names a map orogen does not derive, or
+/// one it cannot make from what the export was given. The message begins
+/// with the option's name, [`UserOption::Maps`](crate::io::errors::UserOption).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MapListError {
     /// The item not understood, trimmed.
-    #[error("--maps: unknown map {item:?} (choose from {names}, or all)", item = .0, names = map_names())]
+    #[error("maps: unknown map {item:?} (choose from {names}, or all)", item = .0, names = map_names())]
     Unknown(String),
     /// Maps that need the erosion stages' record of the run (these names,
     /// comma-separated), asked of an export given only the final map.
     #[error(
-        "--maps {0}: needs the record of what the erosion stages changed while the map was made, and this export has only the final map"
+        "maps {0}: needs the record of what the erosion stages changed while the map was made, and this export has only the final map"
     )]
     NoErosionRecord(String),
     /// An erosion record made at another size than the exported map.
     #[error(
-        "--maps: the erosion record is {}x{} but the map is {}x{}; record the run that made this map",
+        "maps: the erosion record is {}x{} but the map is {}x{}; record the run that made this map",
         .record.0, .record.1, .map.0, .map.1
     )]
     ErosionRecordSize {

@@ -27,7 +27,7 @@ use bevy::prelude::*;
 use bevy::render::RenderPlugin;
 use bevy::window::WindowResolution;
 use document::{EditedRecipe, RecipeSource};
-use orogen_core::flow::load_recipe;
+use orogen_core::bake::load_recipe;
 use orogen_core::{Recipe, presets};
 use screenshot::{ExitReport, ScreenshotPlugin, TERRAIN_TIMEOUT};
 use settings::DisplayedStage;
@@ -85,7 +85,7 @@ impl Plugin for ViewerPlugin {
 fn initial_recipe(args: &ViewOptions) -> Result<(Recipe, RecipeSource), String> {
     match &args.recipe {
         Some(name) => {
-            if let Some(note) = orogen_core::flow::preset_shadows_file(name) {
+            if let Some(note) = orogen_core::bake::preset_shadows_file(name) {
                 eprintln!("note: {note}");
             }
             let (recipe, base_dir) = load_recipe(name).map_err(|e| e.to_string())?;

@@ -824,7 +824,7 @@ mod tests {
         assert_eq!(on_disk.pixels(), &pixels[..]);
         assert_eq!(doc.source.saved.as_ref(), Some(&doc.recipe));
         let (loaded, base) =
-            orogen_core::flow::load_recipe(path.to_str().expect("utf-8")).expect("loads");
+            orogen_core::bake::load_recipe(path.to_str().expect("utf-8")).expect("loads");
         assert_eq!(loaded, doc.recipe, "the same recipe: the same hash");
         assert_eq!(base.as_deref(), Some(dir.path()));
         let Some(StageMask {

@@ -9,7 +9,7 @@ use crate::viewer::handoff::{Generated, ShownBands};
 use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
 use bevy_egui::egui;
 use orogen_core::Recipe;
-use orogen_core::flow::{ExportReport, ExportRequest, export_map};
+use orogen_core::bake::{ExportReport, ExportRequest, export_map};
 use orogen_core::io::engines::{Engine, ImportSettings};
 use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormat, HeightFormats};
 use orogen_core::params::Choice;

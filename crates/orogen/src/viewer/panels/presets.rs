@@ -4,7 +4,7 @@ use super::{Document, ERROR_RED, OK_GREEN, WARNING_AMBER};
 use crate::viewer::document::RecipeSource;
 use crate::viewer::document::unsaved::has_unsaved_edits;
 use bevy_egui::egui;
-use orogen_core::flow::load_recipe;
+use orogen_core::bake::load_recipe;
 use orogen_core::io::atomic::write_atomic;
 use orogen_core::stages::mask::painted::save_beside;
 use orogen_core::{Recipe, presets};

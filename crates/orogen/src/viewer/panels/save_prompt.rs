@@ -8,7 +8,7 @@ use crate::viewer::document::RecipeSource;
 use crate::viewer::document::recovery::{RecoveredRecipe, Recovery};
 use crate::viewer::document::unsaved::{PromptKind, SavePrompt};
 use bevy_egui::egui;
-use orogen_core::flow::load_recipe;
+use orogen_core::bake::load_recipe;
 use std::path::{Path, PathBuf};
 
 /// Where a recipe without a file is offered to be saved.

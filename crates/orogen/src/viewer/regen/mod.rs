@@ -38,7 +38,7 @@ use flow::{FlowJob, FlowWanted};
 pub use job::RegenJob;
 use job::{JobRequest, LevelResult, lock, panic_text, run_levels};
 use orogen_core::Recipe;
-use orogen_core::flow::check_runnable;
+use orogen_core::bake::check_runnable;
 use orogen_core::recipe::default_memory_limit;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

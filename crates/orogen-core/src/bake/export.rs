@@ -1,6 +1,7 @@
 //! The flow's second half: every requested file built in memory, then
 //! written together into one folder, each atomically.
 
+use super::leftovers::{earlier_export_files, left_from_earlier_export};
 use super::map_layers::MapLayerPlan;
 use crate::heightmap::Heightmap;
 use crate::hugepages::PageAligned;
@@ -442,47 +443,6 @@ pub fn export_map(
         timings,
         engine_import,
     })
-}
-
-/// The files an earlier export in `dir` listed in its sidecar.
-fn earlier_export_files(dir: &Path) -> Vec<String> {
-    std::fs::read(dir.join("heightmap.json"))
-        .ok()
-        .and_then(|bytes| crate::io::sidecar::parse_sidecar(&bytes))
-        .map(|sidecar| sidecar.files)
-        .unwrap_or_default()
-}
-
-/// Files of an earlier export that this one did not write again: they
-/// stay (orogen removes nothing it was not asked to), but they no longer
-/// match the map, so say which.
-pub fn left_from_earlier_export(
-    dir: &Path,
-    earlier: &[String],
-    written: &[String],
-) -> Option<String> {
-    let stale: Vec<&str> = earlier
-        .iter()
-        .map(String::as_str)
-        // Only plain names: a sidecar is outside input.
-        .filter(|name| !name.contains(['/', '\\']) && !written.iter().any(|w| w == name))
-        .filter(|name| dir.join(name).is_file())
-        .collect();
-    let (first, rest) = stale.split_at(stale.len().min(4));
-    if first.is_empty() {
-        return None;
-    }
-    let more = if rest.is_empty() {
-        String::new()
-    } else {
-        format!(" and {} more", rest.len())
-    };
-    Some(format!(
-        "{} keeps files of an earlier export that this one did not replace: {}{more} \
-         (heightmap.json lists this export's files)",
-        dir.display(),
-        first.join(", ")
-    ))
 }
 
 /// What a sidecar says besides the map itself, when the export has it.

@@ -46,7 +46,7 @@ pub enum LoadError {
     #[error("{0}")]
     Resampled(#[source] ParamError),
     /// The heightmap file to start from could not be read.
-    #[error("--import: {0}")]
+    #[error("import: {0}")]
     Import(#[source] StageError),
 }
 
@@ -149,7 +149,7 @@ pub fn start_from_file(
         if entry.enabled && entry.stage.op().discards_input() {
             entry.enabled = false;
             warnings.push(format!(
-                "--import: stage {} ({}) would replace the imported map; it is switched off",
+                "stage {} ({}) would replace the imported map; it is switched off",
                 index + 1,
                 entry.stage.kind()
             ));

@@ -1,4 +1,4 @@
-//! Load → run → export: the one flow that `orogen generate`, the viewer's
+//! Load → run → export: the one path that `orogen generate`, the viewer's
 //! Export panel and a game's build script all go through, so they write
 //! the same files and say the same things.
 //!
@@ -11,6 +11,7 @@
 //!   together, each atomically, and reports what it wrote.
 
 mod export;
+mod leftovers;
 mod load;
 mod map_files;
 pub mod map_layers;
