@@ -177,10 +177,7 @@ fn an_import_file_that_vanished_is_an_import_error_of_its_stage() {
         matches!(err, LoadError::Import(StageError::Import(_))),
         "{err:?}"
     );
-    assert!(
-        err.to_string().starts_with("import: cannot read "),
-        "{err}"
-    );
+    assert!(err.to_string().starts_with("import: cannot read "), "{err}");
 }
 
 #[test]

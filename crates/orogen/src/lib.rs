@@ -4,8 +4,4 @@
 //! point one way: cli → viewer → core.
 
 pub mod cli;
-pub mod cli_commands;
-pub mod cli_errors;
-pub mod cli_farm;
-pub mod cli_plan;
 pub mod viewer;

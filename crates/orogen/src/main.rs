@@ -1,6 +1,6 @@
 use clap::Parser;
 use orogen::cli::ViewArgs;
-use orogen::cli_commands::{Cli, Command};
+use orogen::cli::{Cli, Command};
 use std::io::IsTerminal;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -136,12 +136,12 @@ fn main() -> ExitCode {
         exit_cleanly_on_ctrl_c();
     }
     let result = match &cli.command {
-        Some(Command::Generate(args)) => orogen::cli_commands::generate(args),
+        Some(Command::Generate(args)) => orogen::cli::generate_command(args),
         Some(Command::Presets { action }) => orogen::cli::presets_command(action),
         Some(Command::View(args)) => args.options().and_then(|o| orogen::viewer::run(&o)),
         Some(Command::Tiles(args)) => orogen::cli::tiles_command(args),
-        Some(Command::Plan(args)) => orogen::cli_plan::plan_command(args),
-        Some(Command::Facts(args)) => orogen::cli_farm::facts_command(args),
+        Some(Command::Plan(args)) => orogen::cli::plan_command(args),
+        Some(Command::Facts(args)) => orogen::cli::facts_command(args),
         None => ViewArgs::default()
             .options()
             .and_then(|o| orogen::viewer::run(&o)),

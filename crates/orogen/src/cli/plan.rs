@@ -22,7 +22,7 @@
 //! one a dead writer left half done is, and its next export clears the
 //! dead writer's temporary files. No pid is compared.
 
-use crate::cli_farm::{RecipeChoice, shell_quote, writes_16_bit};
+use crate::cli::facts::{RecipeChoice, shell_quote, writes_16_bit};
 use clap::Args;
 use orogen_core::io::atomic::{remove_stale_temp_files, write_atomic};
 use orogen_core::io::engines::Engine;
@@ -142,7 +142,7 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
         .as_deref()
         .map(Engine::parse)
         .transpose()
-        .map_err(crate::cli_errors::option_error)?;
+        .map_err(crate::cli::errors::option_error)?;
     let (columns, rows) = parse_tiles(&args.tiles, width, height)?;
     let formats = match engine {
         // Every engine's files include RAW16.
@@ -152,7 +152,7 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
             .as_deref()
             .map(HeightFormats::parse)
             .transpose()
-            .map_err(crate::cli_errors::option_error)?
+            .map_err(crate::cli::errors::option_error)?
             .unwrap_or_default(),
     };
     let dir = &args.out;
@@ -165,7 +165,7 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
     let job = JobLine::new(args)?;
     let facts_path = dir.join("facts.json");
     let mut facts = if facts_path.exists() {
-        crate::cli_farm::read_facts(Some(&facts_path))?
+        crate::cli::facts::read_facts(Some(&facts_path))?
     } else {
         WorldFacts::default()
     };
@@ -254,7 +254,7 @@ pub fn engine_tiles(
     }
     let grid = map_tile_grid(width, height, columns)
         .and_then(|grid| grid.for_engine(engine))
-        .map_err(crate::cli_errors::option_error)?;
+        .map_err(crate::cli::errors::option_error)?;
     let mut out = Vec::with_capacity(columns * rows);
     for j in 0..grid.n {
         for i in 0..grid.n {

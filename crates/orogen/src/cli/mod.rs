@@ -1,12 +1,24 @@
-//! The `orogen` command line's commands, and `generate`'s choice between
-//! the whole map and one window of it.
+//! The `orogen` command line: its commands, one file each, and the
+//! words it puts in the core's errors ([`errors`]).
 
-use crate::cli::{
-    GenerateArgs, PresetAction, TilesArgs, ViewArgs, generate_whole, prepare_generate,
-};
-use crate::cli_farm::{FactsArgs, generate_window};
-use crate::cli_plan::PlanArgs;
+mod args;
+pub mod errors;
+pub mod facts;
+mod generate;
+pub mod plan;
+mod presets;
+mod tiles;
+
+pub use args::*;
+pub use facts::facts_command;
+pub use generate::*;
+pub use plan::plan_command;
+pub use presets::presets_command;
+pub use tiles::tiles_command;
+
 use clap::{Parser, Subcommand};
+use facts::FactsArgs;
+use plan::PlanArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -40,21 +52,4 @@ pub enum Command {
     /// Report one window's height range before a barrier stage: a job of
     /// a farm's facts phase (`orogen plan` prints them).
     Facts(FactsArgs),
-}
-
-/// Runs `orogen generate`: the whole map, or with `--window` one window
-/// of it (its memory, not the world's, counts).
-pub fn generate(args: &GenerateArgs) -> Result<(), String> {
-    let prepared = prepare_generate(args)?;
-    match &args.window {
-        Some(window) => generate_window(
-            args,
-            window,
-            prepared.recipe,
-            prepared.base_dir,
-            prepared.engine,
-            prepared.limit,
-        ),
-        None => generate_whole(args, prepared),
-    }
 }

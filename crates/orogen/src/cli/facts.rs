@@ -1,6 +1,6 @@
 //! The command line's windows of a world: `generate --window` writes one
 //! window, `facts` reports one window's height range for a barrier phase.
-//! `orogen plan` ([`crate::cli_plan`]) prints these as a farm's jobs.
+//! `orogen plan` ([`crate::cli::plan`]) prints these as a farm's jobs.
 
 use crate::cli::{GenerateArgs, apply_size, export_request};
 use clap::Args;
@@ -38,7 +38,7 @@ impl RecipeChoice {
     /// folder its relative files resolve against.
     pub fn load(&self) -> Result<(Recipe, Option<PathBuf>), String> {
         let (mut recipe, base_dir) =
-            load_recipe(&self.recipe).map_err(crate::cli_errors::load_error)?;
+            load_recipe(&self.recipe).map_err(crate::cli::errors::load_error)?;
         if let Some(seed) = self.seed {
             recipe.seed = seed;
         }
@@ -206,7 +206,7 @@ pub fn generate_window(
         let (w, h) = (window.window.width, window.window.height);
         request = request
             .for_engine(engine, w, h)
-            .map_err(crate::cli_errors::option_error)?;
+            .map_err(crate::cli::errors::option_error)?;
         request.texture = None;
     }
     if !window.is_whole() {
@@ -238,7 +238,7 @@ pub fn generate_window(
     let map =
         run_window(&recipe, window.window, &facts, base_dir.clone()).map_err(|e| e.to_string())?;
     let report = export_map(&map, &recipe, base_dir.as_deref(), &request, &args.out)
-        .map_err(crate::cli_errors::export_error)?;
+        .map_err(crate::cli::errors::export_error)?;
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
