@@ -4,7 +4,7 @@
 #[test]
 fn recipe_reference_is_current() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/recipe-format.md");
-    let expected = orogen_core::recipe_docs::recipe_reference_markdown();
+    let expected = orogen_core::recipe::docs::recipe_reference_markdown();
     if std::env::var_os("OROGEN_UPDATE_DOCS").is_some() {
         std::fs::create_dir_all(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs")).unwrap();
         std::fs::write(path, &expected).unwrap();

@@ -6,7 +6,7 @@
 use crate::io::engine_sizes::Engine;
 use crate::io::height_format::HeightFormat;
 use crate::io::tile_counts::{MAX_MAP_TILES, valid_map_tile_counts};
-use crate::recipe_error::RecipeError;
+use crate::recipe::error::RecipeError;
 use crate::splat::SplatError;
 use image::ExtendedColorType;
 use std::io;

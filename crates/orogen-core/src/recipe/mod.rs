@@ -5,10 +5,15 @@
 //! same recipe at 129² or 8193² describes the same landscape; a larger
 //! size only adds detail. Recipes of the older cell-based format
 //! (`width`, `height`, `cell_size`) load as the world they sampled,
-//! extent `(w − 1)·cell_size`, see [`crate::recipe_legacy`].
+//! extent `(w − 1)·cell_size`, see [`crate::recipe::legacy`].
+
+pub mod docs;
+pub mod error;
+pub mod legacy;
+
+pub use error::RecipeError;
 
 use crate::params::{ParamError, ParamVisitor, Params, validate};
-pub use crate::recipe_error::RecipeError;
 use crate::splat::TileSet;
 use crate::stages::Stage;
 use crate::stages::mask::StageMask;
@@ -256,7 +261,7 @@ impl TryFrom<RecipeFile> for Recipe {
                     return Err("a cell-based recipe needs both width and height".into());
                 };
                 let cell_size = f.cell_size.unwrap_or(1.0);
-                let (x, y) = crate::recipe_legacy::convert(
+                let (x, y) = crate::recipe::legacy::convert(
                     recipe.stages.iter_mut().map(|e| &mut e.stage),
                     width,
                     height,
@@ -277,7 +282,7 @@ impl TryFrom<RecipeFile> for Recipe {
             (_, None, false) => return Err("missing field `size` (the sampling in cells, e.g. size: (width: 513, height: 513))".into()),
         }
         let cell_size = recipe.cell_size();
-        if crate::recipe_legacy::convert_cell_fields(
+        if crate::recipe::legacy::convert_cell_fields(
             recipe.stages.iter_mut().map(|e| &mut e.stage),
             cell_size,
         )
