@@ -113,7 +113,8 @@ pub fn load_recipe_at(
 /// read once here, so a bad file is refused before anything runs. Stages
 /// that would overwrite the imported map (a Replace layer) are switched
 /// off. Returns the reader's warnings (8-bit precision, say), each naming
-/// the file, and one per stage switched off. `raw` describes a RAW16
+/// the file, and one per stage switched off, beginning with the option's
+/// name ([`UserOption::Import`](crate::UserOption)). `raw` describes a RAW16
 /// file that has no orogen sidecar.
 pub fn start_from_file(
     recipe: &mut Recipe,
@@ -149,7 +150,7 @@ pub fn start_from_file(
         if entry.enabled && entry.stage.op().discards_input() {
             entry.enabled = false;
             warnings.push(format!(
-                "stage {} ({}) would replace the imported map; it is switched off",
+                "import: stage {} ({}) would replace the imported map; it is switched off",
                 index + 1,
                 entry.stage.kind()
             ));

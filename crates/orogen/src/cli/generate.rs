@@ -58,7 +58,7 @@ pub fn prepare_generate(args: &GenerateArgs) -> Result<PreparedGenerate, String>
         for warning in
             start_from_file(&mut recipe, file, raw).map_err(crate::cli::errors::load_error)?
         {
-            eprintln!("warning: {warning}");
+            eprintln!("warning: {}", crate::cli::errors::import_warning(warning));
         }
     }
     let engine = args
