@@ -13,6 +13,7 @@ pub mod drainage_order;
 pub mod grid;
 pub mod lake_levels;
 pub mod receivers;
+#[cfg(any(test, feature = "reference"))]
 pub mod reference;
 pub mod routing;
 

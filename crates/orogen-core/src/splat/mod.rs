@@ -6,13 +6,14 @@
 //! normalised so the weights sum to 1 and the texture never darkens or
 //! brightens where edited bands overlap or leave gaps.
 //!
-//! The readable definition, texel by texel, is [`mod@reference`]; the tests
-//! hold the fast renderer to it. The built-in tile images are made in
-//! [`builtin_tiles`].
+//! The readable definition, texel by texel, is `reference.rs` (with the
+//! `reference` feature); the tests hold the fast renderer to it. The
+//! built-in tile images are made in [`builtin_tiles`].
 
 pub mod builtin_tiles;
 mod images;
 mod map_rule;
+#[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod render;
 mod slope;

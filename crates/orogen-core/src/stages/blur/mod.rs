@@ -4,10 +4,11 @@
 //! only boxes wider than its ring take the separable one in
 //! [`mod@fractional`].
 //!
-//! The readable definition, one mean per cell, is [`mod@reference`]; the tests
-//! hold this pass to it.
+//! The readable definition, one mean per cell, is `reference.rs` (with the
+//! `reference` feature); the tests hold this pass to it.
 
 pub mod fractional;
+#[cfg(any(test, feature = "reference"))]
 pub mod reference;
 
 use super::{StageContext, StageError, StageOp, row_is_finite};

@@ -13,9 +13,11 @@
 //! larger map only adds finer levels: the points of a 257² map are every
 //! fourth point of the 1025² map, bit for bit.
 //!
-//! The readable definition, point by point, is [`mod@reference`]; the tests
-//! require this version to give the same bits.
+//! The readable definition, point by point, is `reference.rs` (with the
+//! `reference` feature); the tests require this version to give the same
+//! bits.
 
+#[cfg(any(test, feature = "reference"))]
 pub mod reference;
 mod window;
 

@@ -22,6 +22,7 @@ pub mod blocked;
 pub mod blocks;
 pub mod diffusion;
 mod levels;
+#[cfg(any(test, feature = "reference"))]
 pub mod reference;
 pub mod schedule;
 pub mod step;

@@ -3,9 +3,11 @@
 //! A hill adds `d * h` with `d = R² - distance²` wherever `d > 0` (the
 //! source article forgot the test and pushed the whole map down).
 //!
-//! The readable definition, every cap over every cell, is [`mod@reference`];
-//! the tests require this version to give the same bits.
+//! The readable definition, every cap over every cell, is `reference.rs`
+//! (with the `reference` feature); the tests require this version to give
+//! the same bits.
 
+#[cfg(any(test, feature = "reference"))]
 pub mod reference;
 
 use super::{StageContext, StageError, StageOp, row_is_finite};
