@@ -7,9 +7,9 @@
 //! Load a recipe, run it, write the files:
 //!
 //! ```no_run
-//! use orogen_core::bake::{ExportRequest, export_map, load_recipe};
+//! use orogen_core::prelude::*;
 //! let (recipe, base_dir) = load_recipe("default")?; // a preset name or a .ron file
-//! let output = orogen_core::run_once(&recipe, base_dir.clone(), Default::default())?;
+//! let output = run_once(&recipe, base_dir.clone(), Default::default())?;
 //! let report = export_map(&output.map, &recipe, base_dir.as_deref(), &ExportRequest::default(), "out".as_ref())?;
 //! println!("{}", report.summary());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -19,8 +19,11 @@
 //!
 //! - [`recipe`], [`params`], [`presets`]: what a terrain is made of, the
 //!   parameter table every stage describes itself with, the shipped recipes;
+//! - [`prelude`]: the names a program that loads, runs and exports
+//!   recipes needs, in one `use`;
 //! - [`stages`]: one module per algorithm; each fast kernel has its readable
-//!   definition beside it in a `reference` module, the tests' oracle;
+//!   definition beside it in a `reference` module, the tests' oracle
+//!   (compiled with the `reference` feature);
 //! - [`pipeline`]: runs the stages: `run_once` in place for a final map, or
 //!   [`Pipeline`] with the incremental cache the viewer re-runs edits with;
 //! - [`splat`]: the texture painted from tile images by height bands and slope;
@@ -67,3 +70,18 @@ pub use recipe::legacy::LegacyError;
 pub use recipe::{MapSlot, Recipe, RecipeError, StageEntry};
 pub use splat::{SplatError, TileImageError};
 pub use stages::{Stage, StageError};
+
+/// What a program that loads, runs and exports recipes uses, in one
+/// `use orogen_core::prelude::*`: the recipe and the map, the run, the
+/// export, and their errors.
+pub mod prelude {
+    pub use crate::bake::{
+        ExportReport, ExportRequest, LoadError, check_runnable, export_map, load_recipe,
+        load_recipe_at,
+    };
+    pub use crate::pipeline::{Pipeline, PipelineOutput, RunHooks, run_once};
+    pub use crate::{
+        ExportError, Heightmap, OptionError, Recipe, RecipeError, Stage, StageEntry, StageError,
+        UserOption,
+    };
+}
