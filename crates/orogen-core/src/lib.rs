@@ -51,6 +51,7 @@ pub mod mesh;
 pub mod params;
 pub mod pipeline;
 pub mod place_rng;
+pub mod prelude;
 pub mod presets;
 pub mod recipe;
 pub mod rng;
@@ -70,18 +71,3 @@ pub use recipe::legacy::LegacyError;
 pub use recipe::{MapSlot, Recipe, RecipeError, StageEntry};
 pub use splat::{SplatError, TileImageError};
 pub use stages::{Stage, StageError};
-
-/// What a program that loads, runs and exports recipes uses, in one
-/// `use orogen_core::prelude::*`: the recipe and the map, the run, the
-/// export, and their errors.
-pub mod prelude {
-    pub use crate::bake::{
-        ExportReport, ExportRequest, LoadError, check_runnable, export_map, load_recipe,
-        load_recipe_at,
-    };
-    pub use crate::pipeline::{Pipeline, PipelineOutput, RunHooks, run_once};
-    pub use crate::{
-        ExportError, Heightmap, OptionError, Recipe, RecipeError, Stage, StageEntry, StageError,
-        UserOption,
-    };
-}
