@@ -267,3 +267,21 @@ pub fn parse_point(flag: &str, text: &str) -> Result<[f32; 3], String> {
         _ => Err(bad()),
     }
 }
+
+/// `--engine`, if given.
+pub fn parse_engine(
+    text: Option<&str>,
+) -> Result<Option<orogen_core::io::engines::Engine>, String> {
+    text.map(orogen_core::io::engines::Engine::parse)
+        .transpose()
+        .map_err(super::errors::option_error)
+}
+
+/// `--formats`, if given.
+pub fn parse_formats(
+    text: Option<&str>,
+) -> Result<Option<orogen_core::io::height_files::HeightFormats>, String> {
+    text.map(orogen_core::io::height_files::HeightFormats::parse)
+        .transpose()
+        .map_err(super::errors::option_error)
+}

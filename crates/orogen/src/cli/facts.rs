@@ -239,15 +239,7 @@ pub fn generate_window(
         run_window(&recipe, window.window, &facts, base_dir.clone()).map_err(|e| e.to_string())?;
     let report = export_map(&map, &recipe, base_dir.as_deref(), &request, &args.out)
         .map_err(crate::cli::errors::export_error)?;
-    for warning in &report.warnings {
-        eprintln!("warning: {warning}");
-    }
-    if args.timings {
-        for (label, millis) in &report.timings {
-            eprintln!("timing {label} {millis:.3}");
-        }
-        eprintln!("timing total {:.3}", start.elapsed().as_secs_f64() * 1000.0);
-    }
+    super::report::print_warnings_and_timings(&report, args.timings, start);
     let w = window.window;
     println!(
         "{} (window {},{} of the {}x{} world)",

@@ -7,7 +7,7 @@ use orogen_core::bake::{
     start_from_file,
 };
 use orogen_core::io::engines::{Engine, ImportSettings};
-use orogen_core::io::height_files::{ByteOrder, ExportOptions, HeightFormats};
+use orogen_core::io::height_files::{ByteOrder, ExportOptions};
 use orogen_core::io::mesh_export::MeshPlan;
 use orogen_core::io::tiled_export::parse_map_tiles;
 use orogen_core::maps::{DerivedMap, MapSettings};
@@ -61,12 +61,7 @@ pub fn prepare_generate(args: &GenerateArgs) -> Result<PreparedGenerate, String>
             eprintln!("warning: {}", crate::cli::errors::import_warning(warning));
         }
     }
-    let engine = args
-        .engine
-        .as_deref()
-        .map(Engine::parse)
-        .transpose()
-        .map_err(crate::cli::errors::option_error)?;
+    let engine = parse_engine(args.engine.as_deref())?;
     if let Some(engine) = engine {
         check_engine_flags(args, engine)?;
     }
@@ -163,15 +158,7 @@ pub fn generate_whole(args: &GenerateArgs, prepared: PreparedGenerate) -> Result
         &args.out,
     )
     .map_err(crate::cli::errors::export_error)?;
-    for warning in &report.warnings {
-        eprintln!("warning: {warning}");
-    }
-    if args.timings {
-        for (label, millis) in &report.timings {
-            eprintln!("timing {label} {millis:.3}");
-        }
-        eprintln!("timing total {:.3}", start.elapsed().as_secs_f64() * 1000.0);
-    }
+    super::report::print_warnings_and_timings(&report, args.timings, start);
     println!("{}", report.summary());
     for line in report.engine_import.iter().flat_map(ImportSettings::lines) {
         println!("{line}");
@@ -218,13 +205,7 @@ pub(crate) fn export_request(
     engine: Option<Engine>,
 ) -> Result<ExportRequest, String> {
     let (w, h) = (recipe.width as usize, recipe.height as usize);
-    let formats = args
-        .formats
-        .as_deref()
-        .map(HeightFormats::parse)
-        .transpose()
-        .map_err(crate::cli::errors::option_error)?
-        .unwrap_or_default();
+    let formats = parse_formats(args.formats.as_deref())?.unwrap_or_default();
     let tiles = args
         .tiles
         .as_deref()

@@ -7,6 +7,7 @@ pub mod facts;
 mod generate;
 pub mod plan;
 mod presets;
+mod report;
 mod tiles;
 
 pub use args::*;

@@ -137,23 +137,12 @@ pub fn phases(recipe: &Recipe, sixteen_bit: bool) -> Vec<usize> {
 pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
     let (recipe, _) = args.recipe.load()?;
     let (width, height) = (recipe.width as usize, recipe.height as usize);
-    let engine = args
-        .engine
-        .as_deref()
-        .map(Engine::parse)
-        .transpose()
-        .map_err(crate::cli::errors::option_error)?;
+    let engine = super::parse_engine(args.engine.as_deref())?;
     let (columns, rows) = parse_tiles(&args.tiles, width, height)?;
     let formats = match engine {
         // Every engine's files include RAW16.
         Some(_) => HeightFormats::of(&[HeightFormat::R16]),
-        None => args
-            .formats
-            .as_deref()
-            .map(HeightFormats::parse)
-            .transpose()
-            .map_err(crate::cli::errors::option_error)?
-            .unwrap_or_default(),
+        None => super::parse_formats(args.formats.as_deref())?.unwrap_or_default(),
     };
     let dir = &args.out;
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
