@@ -41,6 +41,7 @@
 #![warn(missing_docs)]
 
 pub mod bake;
+mod executor;
 pub mod heightmap;
 pub mod hugepages;
 pub mod hydro;

@@ -1,16 +1,15 @@
 //! Runs a recipe's stages, keeps every stage's output, and re-runs only
 //! the stages from the first one that changed.
 
+pub use crate::executor::ErosionRecord;
+
+use crate::executor::{Cached, Executor, InPlace, PerStage, Plan, Recording, file_stamps};
 use crate::heightmap::Heightmap;
-use crate::hugepages::{lazily_zeroed_f32, zeroed_in_parallel};
-use crate::recipe::{Recipe, StageEntry};
-use crate::rng::stage_rng;
-use crate::stages::{EarlierStages, Stage, StageContext, StageError};
-use rayon::prelude::*;
+use crate::recipe::Recipe;
+use crate::stages::{Stage, StageError};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 /// One stage's result.
 #[derive(Clone, Debug)]
@@ -62,7 +61,7 @@ impl PipelineOutput {
             if index > last {
                 break;
             }
-            if !(entry.enabled && is_erosion(&entry.stage)) {
+            if !(entry.enabled && entry.stage.op().moves_material()) {
                 continue;
             }
             let before = match index.checked_sub(1).and_then(|i| self.stages.get(i)) {
@@ -110,45 +109,6 @@ struct Header {
     base_dir: Option<PathBuf>,
 }
 
-#[derive(Clone)]
-struct Cached {
-    entry: StageEntry,
-    /// The files the stage read (an import, a mask image) as they were:
-    /// a file changed on disk re-runs the stage though the recipe did not.
-    files: Vec<FileStamp>,
-    output: StageOutput,
-}
-
-/// A file's size and modification time, or that it could not be read
-/// (`None`): cheap to take on every run, where a content hash would read
-/// megabytes.
-type FileStamp = Option<(u64, std::time::SystemTime)>;
-
-/// The stamps of the files `entry` reads, resolved in `base_dir`.
-fn file_stamps(entry: &StageEntry, base_dir: Option<&std::path::Path>) -> Vec<FileStamp> {
-    let mut paths: Vec<&str> = Vec::new();
-    if let crate::stages::Stage::Import(import) = &entry.stage {
-        paths.push(&import.path);
-    }
-    for (_, map) in entry.maps() {
-        if let crate::stages::mask::MaskSource::Image(path) = &map.source {
-            paths.push(path);
-        }
-    }
-    paths
-        .into_iter()
-        .map(|path| {
-            let path = std::path::Path::new(path);
-            let full = match base_dir {
-                Some(base) if path.is_relative() => base.join(path),
-                _ => path.to_path_buf(),
-            };
-            let meta = std::fs::metadata(full).ok()?;
-            Some((meta.len(), meta.modified().ok()?))
-        })
-        .collect()
-}
-
 /// A pipeline with a per-stage cache.
 #[derive(Default, Clone)]
 pub struct Pipeline {
@@ -168,7 +128,7 @@ pub struct RunHooks<'a> {
 
 impl RunHooks<'_> {
     /// Before stage `index` of `count`: stops a cancelled run, reports progress.
-    fn before_stage(&mut self, index: usize, count: usize) -> Result<(), PipelineError> {
+    pub(crate) fn before_stage(&mut self, index: usize, count: usize) -> Result<(), PipelineError> {
         if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(PipelineError::Cancelled);
         }
@@ -227,50 +187,15 @@ impl Pipeline {
         let first = self.first_dirty(recipe);
         self.cache.truncate(first);
         self.header = Some(self.header_of(recipe));
-        let count = recipe.stages.len();
-        let mut current: Arc<Heightmap> = match self.cache.last() {
-            Some(c) => c.output.map.clone(),
-            None => Arc::new(Heightmap::new(
-                recipe.width as usize,
-                recipe.height as usize,
-            )),
-        };
-        for (index, entry) in recipe.stages.iter().enumerate().skip(first) {
-            hooks.before_stage(index, count)?;
-            // Taken before the stage reads them: a file changed while it
-            // runs makes the next run read it again.
-            let files = file_stamps(entry, self.base_dir.as_deref());
-            let start = Instant::now();
-            if entry.enabled {
-                let mut map = current.parallel_copy();
-                apply_stage(
-                    recipe,
-                    index,
-                    entry,
-                    self.base_dir.clone(),
-                    hooks.cancel,
-                    &mut map,
-                    StagePlace::default(),
-                )?;
-                current = Arc::new(map);
-            }
-            let output = StageOutput {
-                kind: entry.stage.kind(),
-                enabled: entry.enabled,
-                millis: if entry.enabled {
-                    start.elapsed().as_secs_f64() * 1000.0
-                } else {
-                    0.0
-                },
-                reran: true,
-                map: current.clone(),
-            };
-            self.cache.push(Cached {
-                entry: entry.clone(),
-                files,
-                output,
-            });
-        }
+        let mut store = PerStage::continuing(
+            &mut self.cache,
+            self.base_dir.as_deref(),
+            recipe.width as usize,
+            recipe.height as usize,
+        );
+        let plan = Plan::whole_world(first, recipe.stages.len());
+        Executor::new(recipe, self.base_dir.clone()).run(&plan, &mut store, &mut (), &mut hooks)?;
+        let current = store.current();
         let stages: Vec<StageOutput> = self
             .cache
             .iter()
@@ -287,121 +212,6 @@ impl Pipeline {
         })
     }
 }
-
-/// Where a stage runs: the map's window of the world (`None`: the map is
-/// the whole world) and the world's height range before the stage, from
-/// a barrier phase.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct StagePlace {
-    pub window: Option<crate::window::grid::WorldWindow>,
-    pub world_range: Option<(f32, f32)>,
-}
-
-/// Runs stage `index` of `recipe` on `map` in place, then refuses heights
-/// that overflowed.
-pub(crate) fn apply_stage(
-    recipe: &Recipe,
-    index: usize,
-    entry: &StageEntry,
-    base_dir: Option<PathBuf>,
-    cancel: Option<&AtomicBool>,
-    map: &mut Heightmap,
-    place: StagePlace,
-) -> Result<(), PipelineError> {
-    let earlier_stages = entry
-        .stage
-        .op()
-        .uses_coarse_levels()
-        .then(|| earlier_stages(recipe, index, base_dir.clone()));
-    // A masked stage keeps its input where the mask says no: the weights
-    // come from the input, which stays for the blend.
-    let masked = match &entry.mask {
-        Some(mask) => {
-            let weights = mask
-                .weights(map, recipe.cell_size(), base_dir.as_deref())
-                .map_err(|error| PipelineError::Stage {
-                    index,
-                    kind: entry.stage.kind(),
-                    error,
-                })?;
-            Some((weights, map.data().to_vec()))
-        }
-        None => None,
-    };
-    let mut ctx = StageContext {
-        rng: stage_rng(recipe.seed, index),
-        base_dir,
-        cell_size: recipe.cell_size(),
-        output_finite: None,
-        earlier_stages,
-        cancel,
-        window: place.window,
-        world_range: place.world_range,
-    };
-    let applied = entry.stage.op().apply(map, &mut ctx);
-    if let (Ok(()), Some((weights, before))) = (&applied, &masked) {
-        crate::stages::mask::blend(before, map.data_mut(), weights);
-        if is_erosion(&entry.stage) {
-            let width = map.width();
-            crate::stages::mask::fill_new_hollows(before, map.data_mut(), weights, width);
-        }
-        // The blend reads every cell: the stage's own finiteness claim
-        // still holds for the blended map only when the input was finite.
-        ctx.output_finite = None;
-    }
-    applied.map_err(|error| {
-        // A stage that stopped for the cancel flag has no error of its own.
-        if ctx.cancelled() || matches!(error, StageError::Cancelled) {
-            PipelineError::Cancelled
-        } else {
-            PipelineError::Stage {
-                index,
-                kind: entry.stage.kind(),
-                error,
-            }
-        }
-    })?;
-    // Finite input stays finite through some stages, and others checked
-    // their output rows as they wrote them: no separate scan for those.
-    if entry.stage.op().keeps_finite() || ctx.output_finite == Some(true) {
-        return Ok(());
-    }
-    // Valid parameters can still combine into overflow (say, several
-    // Multiply layers near their limits): refuse it here rather than
-    // export infinities.
-    if let Some(bad) = map.first_non_finite() {
-        return Err(PipelineError::Stage {
-            index,
-            kind: entry.stage.kind(),
-            error: StageError::Overflow(bad),
-        });
-    }
-    Ok(())
-}
-
-/// Runs stages `..index` of `recipe` again over the same world at
-/// another sampling: the coarse start of a stage that erodes coarse to
-/// fine, the same for every size the recipe is run at.
-fn earlier_stages(recipe: &Recipe, index: usize, base_dir: Option<PathBuf>) -> EarlierStages {
-    let mut prefix = recipe.clone();
-    prefix.stages.truncate(index);
-    Arc::new(move |width, height| {
-        let mut at = prefix.clone();
-        at.width = width as u32;
-        at.height = height as u32;
-        run_once(&at, base_dir.clone(), RunHooks::default())
-            .map(|out| Arc::unwrap_or_clone(out.map))
-            .map_err(|e| StageError::EarlierStages {
-                width,
-                height,
-                reason: e.to_string(),
-            })
-    })
-}
-
-/// Maps from this size up start as lazily zeroed huge pages (see
-/// [`run_once`]).
-const LAZY_MAP_BYTES: usize = 64 << 20;
 
 /// Runs a recipe once for its final map (the CLI, exports, batch runs):
 /// every stage works in place on one map, so nothing pays for the
@@ -434,66 +244,28 @@ fn run_once_into(
     recipe: &Recipe,
     base_dir: Option<PathBuf>,
     mut hooks: RunHooks<'_>,
-    mut record: Option<&mut ErosionRecord>,
+    record: Option<&mut ErosionRecord>,
 ) -> Result<PipelineOutput, PipelineError> {
     let count = recipe.stages.len();
-    let (width, height) = (recipe.width as usize, recipe.height as usize);
-    // Large maps: the kernel's zero pages on huge pages, touched first by
-    // the stages' own threads (one fault per 2 MiB, no clearing pass).
-    // Smaller maps are mostly outside whole huge pages, where a stage that
-    // reads before it writes (hills) would pay a copy-on-write fault and
-    // a TLB shootdown per 4 KiB: they are cleared by all threads first,
-    // which also starts the thread pool before any stage's clock.
-    let cells = width * height;
-    let data = if cells * std::mem::size_of::<f32>() >= LAZY_MAP_BYTES {
-        lazily_zeroed_f32(cells)
-    } else {
-        zeroed_in_parallel(cells)
-    };
-    let mut map =
-        Heightmap::from_vec(width, height, data).unwrap_or_else(|| Heightmap::new(width, height));
-    let mut timings = Vec::with_capacity(count);
-    // The map before an erosion stage, reused by every one of them.
-    let mut before: Vec<f32> = Vec::new();
-    for (index, entry) in recipe.stages.iter().enumerate() {
-        hooks.before_stage(index, count)?;
-        let start = Instant::now();
-        let recorded = match record.as_deref_mut() {
-            Some(record) if entry.enabled && is_erosion(&entry.stage) => Some(record),
-            _ => None,
-        };
-        if recorded.is_some() {
-            before.resize(map.data().len(), 0.0);
-            before
-                .par_iter_mut()
-                .zip(map.data().par_iter())
-                .for_each(|(b, &h)| *b = h);
+    let mut store = InPlace::flat(recipe.width as usize, recipe.height as usize, count);
+    let plan = Plan::whole_world(0, count);
+    let executor = Executor::new(recipe, base_dir);
+    match record {
+        Some(record) => {
+            executor.run(&plan, &mut store, &mut Recording::into(record), &mut hooks)?
         }
-        if entry.enabled {
-            apply_stage(
-                recipe,
-                index,
-                entry,
-                base_dir.clone(),
-                hooks.cancel,
-                &mut map,
-                StagePlace::default(),
-            )?;
-        }
-        if let Some(record) = recorded {
-            record.add(entry.stage.kind(), &before, map.data());
-        }
-        timings.push(start.elapsed().as_secs_f64() * 1000.0);
+        None => executor.run(&plan, &mut store, &mut (), &mut hooks)?,
     }
-    let map = Arc::new(map);
+    let millis = std::mem::take(&mut store.millis);
+    let map = Arc::new(store.into_map());
     let stages = recipe
         .stages
         .iter()
-        .zip(timings)
+        .zip(millis)
         .map(|(entry, millis)| StageOutput {
             kind: entry.stage.kind(),
             enabled: entry.enabled,
-            millis: if entry.enabled { millis } else { 0.0 },
+            millis,
             reran: true,
             map: map.clone(),
         })
@@ -506,90 +278,10 @@ fn run_once_into(
 }
 
 /// Whether `stage` moves material (wear and deposition) rather than
-/// shaping or rescaling the map.
+/// shaping or rescaling the map
+/// ([`StageOp::moves_material`](crate::stages::StageOp::moves_material)).
 pub fn is_erosion(stage: &Stage) -> bool {
-    matches!(
-        stage,
-        Stage::HydraulicErosion(_) | Stage::FluvialErosion(_) | Stage::ThermalErosion(_)
-    )
-}
-
-/// What a run's erosion stages changed, cell by cell: the sum over them
-/// of each one's output minus its input, taken as it ran, so stages after
-/// it (a Normalize rescaling the map) do not change it. World units;
-/// negative where material was worn away, positive where it was laid down.
-#[derive(Clone, PartialEq)]
-pub struct ErosionRecord {
-    width: usize,
-    height: usize,
-    change: Vec<f32>,
-    stages: Vec<&'static str>,
-}
-
-impl ErosionRecord {
-    /// A record of no change yet for a `width x height` map.
-    pub fn new(width: usize, height: usize) -> Self {
-        Self {
-            width,
-            height,
-            // Allocated at the first erosion stage: a run without one
-            // pays for its zeros only when they are asked for.
-            change: Vec::new(),
-            stages: Vec::new(),
-        }
-    }
-
-    /// Adds one erosion stage (`kind`) that turned `before` into `after`.
-    /// Each cell is its own sum, in stage order: the same bytes on any
-    /// thread count.
-    pub fn add(&mut self, kind: &'static str, before: &[f32], after: &[f32]) {
-        let cells = self.width * self.height;
-        self.change.resize(cells, 0.0);
-        self.change
-            .par_iter_mut()
-            .zip(before.par_iter().zip(after.par_iter()))
-            .for_each(|(c, (&b, &a))| *c += a - b);
-        self.stages.push(kind);
-    }
-
-    /// The record with every cell present (zeros when no stage eroded).
-    fn finished(mut self) -> Self {
-        self.change.resize(self.width * self.height, 0.0);
-        self
-    }
-
-    /// Cells west to east.
-    pub fn width(&self) -> usize {
-        self.width
-    }
-
-    /// Cells north to south.
-    pub fn height(&self) -> usize {
-        self.height
-    }
-
-    /// The change of each cell in world units, row-major (empty until a
-    /// stage was added, when not from [`run_once_recording`]).
-    pub fn change(&self) -> &[f32] {
-        &self.change
-    }
-
-    /// The kinds of the erosion stages that ran, in recipe order; empty
-    /// when the recipe has none (enabled).
-    pub fn stages(&self) -> &[&'static str] {
-        &self.stages
-    }
-}
-
-impl std::fmt::Debug for ErosionRecord {
-    // A summary: the cells would fill a terminal.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ErosionRecord")
-            .field("width", &self.width)
-            .field("height", &self.height)
-            .field("stages", &self.stages)
-            .finish_non_exhaustive()
-    }
+    stage.op().moves_material()
 }
 
 /// Runs a recipe once, without a cache, keeping every stage's map (for

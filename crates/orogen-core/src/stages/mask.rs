@@ -24,7 +24,7 @@ use crate::maps::lakes::lake_depths;
 use crate::maps::rivers::drainage_area;
 use crate::params::{ParamError, Span};
 use crate::splat::slope_map;
-use crate::stages::StageError;
+use crate::stages::{StageContext, StageError, StageOp};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -97,6 +97,31 @@ pub struct StageMask {
 }
 
 impl StageMask {
+    /// Runs `op` on `map` where this mask says: the stage's output where
+    /// the weight is 1, its input (bit for bit) where it is 0, blended
+    /// between. The weights come from the input, which stays for the
+    /// blend; a stage that moves material fills back the hollows it dug
+    /// in the drainage ([`fill_new_hollows`]).
+    pub fn apply(
+        &self,
+        op: &dyn StageOp,
+        map: &mut Heightmap,
+        ctx: &mut StageContext,
+    ) -> Result<(), StageError> {
+        let weights = self.weights(map, ctx.cell_size, ctx.base_dir.as_deref())?;
+        let before = map.data().to_vec();
+        op.apply(map, ctx)?;
+        blend(&before, map.data_mut(), &weights);
+        if op.moves_material() {
+            let width = map.width();
+            fill_new_hollows(&before, map.data_mut(), &weights, width);
+        }
+        // The blend reads every cell: the stage's own finiteness claim
+        // still holds for the blended map only when the input was finite.
+        ctx.output_finite = None;
+        Ok(())
+    }
+
     /// Weight 0..1 per cell of `map` (cells `cell_size` apart; relative
     /// image paths resolve in `base_dir`).
     pub fn weights(

@@ -213,6 +213,13 @@ pub trait StageOp: Params {
         false
     }
 
+    /// Whether the stage moves material (wear and deposition) rather than
+    /// shaping or rescaling the map: its change goes into the `wear` and
+    /// `deposition` maps, and under a mask it fills the hollows it dug.
+    fn moves_material(&self) -> bool {
+        false
+    }
+
     /// Whether the stage asks for the earlier stages' map at coarser
     /// samplings ([`StageContext::earlier_stages`]).
     fn uses_coarse_levels(&self) -> bool {

@@ -105,6 +105,10 @@ impl ThermalErosion {
 }
 
 impl StageOp for ThermalErosion {
+    fn moves_material(&self) -> bool {
+        true
+    }
+
     fn progress(&mut self) -> Option<Progress<'_>> {
         Some(Progress {
             label: "thermal erosion iterations",

@@ -32,8 +32,9 @@ pub mod grid;
 pub use facts::{FactsError, StageFacts, WorldFacts};
 pub use grid::{Window, WindowError, WorldWindow};
 
+use crate::executor::{Executor, Plan, StagePlace, Windowed};
 use crate::heightmap::Heightmap;
-use crate::pipeline::{PipelineError, StagePlace, apply_stage};
+use crate::pipeline::{PipelineError, RunHooks};
 use crate::recipe::Recipe;
 use std::path::PathBuf;
 
@@ -243,54 +244,65 @@ fn run_stages(
         .iter()
         .rposition(|e| e.enabled && e.mask.is_none() && e.stage.op().discards_input())
         .unwrap_or(0);
-    let first = inputs[start].window;
-    let mut map = Heightmap::new(first.width, first.height);
-    for (index, entry) in stages.iter().enumerate().skip(start) {
-        let here = inputs[index];
-        if entry.enabled {
-            let kind = entry.stage.kind();
-            // A height mask weighs each cell by its own input height, so
-            // it is as exact on a window as its stage; other sources read
-            // neighbours, the drainage or an image stretched over the map,
-            // and a masked erosion fills hollows along the drainage.
-            let local_mask = entry.mask.as_ref().is_none_or(|mask| {
-                mask.source == crate::stages::mask::MaskSource::Height
-                    && !crate::pipeline::is_erosion(&entry.stage)
-            });
-            if !local_mask && !here.is_whole() {
-                return Err(WindowRunError::Masked { index, kind });
-            }
-            let world_range = if entry.stage.op().needs_world_range() {
-                match facts.get(index) {
-                    Some(f) if f.kind != kind => {
-                        return Err(WindowRunError::FactsMismatch {
-                            index,
-                            kind,
-                            found: f.kind.clone(),
-                        });
-                    }
-                    Some(f) => Some((f.min, f.max)),
-                    None if here.is_whole() => None,
-                    None => return Err(WindowRunError::MissingFacts { index, kind }),
-                }
-            } else {
-                None
-            };
-            let place = StagePlace {
-                window: Some(here),
-                world_range,
-            };
-            apply_stage(
-                recipe,
-                index,
-                entry,
-                base_dir.clone(),
-                None,
-                &mut map,
-                place,
-            )?;
-        }
-        map = inputs[index + 1].crop_of(&here, &map);
+    // Checked before any stage runs: a window that cannot be computed
+    // is refused before it costs anything.
+    let places = stages
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| match index < start {
+            true => Ok(StagePlace::default()),
+            false => stage_place(index, entry, inputs[index], facts),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let plan = Plan::placed(start, end, places);
+    let mut store = Windowed::flat(inputs, start);
+    Executor::new(recipe, base_dir).run(&plan, &mut store, &mut (), &mut RunHooks::default())?;
+    Ok(store.into_map())
+}
+
+/// Where stage `index` runs over its input window `here`: its barrier
+/// facts, checked; refused when its mask cannot be exact on a window.
+fn stage_place(
+    index: usize,
+    entry: &crate::recipe::StageEntry,
+    here: WorldWindow,
+    facts: &WorldFacts,
+) -> Result<StagePlace, WindowRunError> {
+    let place = StagePlace {
+        window: Some(here),
+        world_range: None,
+    };
+    if !entry.enabled {
+        return Ok(place);
     }
-    Ok(map)
+    let kind = entry.stage.kind();
+    // A height mask weighs each cell by its own input height, so it is as
+    // exact on a window as its stage; other sources read neighbours, the
+    // drainage or an image stretched over the map, and a masked erosion
+    // fills hollows along the drainage.
+    let local_mask = entry.mask.as_ref().is_none_or(|mask| {
+        mask.source == crate::stages::mask::MaskSource::Height && !entry.stage.op().moves_material()
+    });
+    if !local_mask && !here.is_whole() {
+        return Err(WindowRunError::Masked { index, kind });
+    }
+    if !entry.stage.op().needs_world_range() {
+        return Ok(place);
+    }
+    let world_range = match facts.get(index) {
+        Some(f) if f.kind != kind => {
+            return Err(WindowRunError::FactsMismatch {
+                index,
+                kind,
+                found: f.kind.clone(),
+            });
+        }
+        Some(f) => Some((f.min, f.max)),
+        None if here.is_whole() => None,
+        None => return Err(WindowRunError::MissingFacts { index, kind }),
+    };
+    Ok(StagePlace {
+        world_range,
+        ..place
+    })
 }

@@ -435,6 +435,10 @@ impl HydraulicErosion {
 }
 
 impl StageOp for HydraulicErosion {
+    fn moves_material(&self) -> bool {
+        true
+    }
+
     fn progress(&mut self) -> Option<Progress<'_>> {
         Some(Progress {
             label: "hydraulic erosion droplets",

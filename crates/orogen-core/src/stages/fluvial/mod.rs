@@ -666,6 +666,10 @@ impl FluvialErosion {
 }
 
 impl StageOp for FluvialErosion {
+    fn moves_material(&self) -> bool {
+        true
+    }
+
     /// The land's age: every age runs the same steps, each longer or
     /// shorter, so an old range costs what a young one does.
     fn progress(&mut self) -> Option<Progress<'_>> {
