@@ -16,16 +16,17 @@
 //! ([`crate::stages::mask::StageMask::apply`]).
 
 mod erosion_record;
+mod outcome;
 mod per_stage;
 mod stores;
 
 pub use erosion_record::ErosionRecord;
 pub(crate) use erosion_record::Recording;
+pub use outcome::{PipelineError, RunHooks, StageOutput};
 pub(crate) use per_stage::{Cached, PerStage, file_stamps};
 pub(crate) use stores::{InPlace, Windowed};
 
 use crate::heightmap::Heightmap;
-use crate::pipeline::{PipelineError, RunHooks, run_once};
 use crate::recipe::{Recipe, StageEntry};
 use crate::rng::stage_rng;
 use crate::stages::{EarlierStages, StageContext, StageError};
@@ -213,13 +214,24 @@ impl<'r> Executor<'r> {
             let mut at = prefix.clone();
             at.width = width as u32;
             at.height = height as u32;
-            run_once(&at, base_dir.clone(), RunHooks::default())
-                .map(|out| Arc::unwrap_or_clone(out.map))
-                .map_err(|e| StageError::EarlierStages {
-                    width,
-                    height,
-                    reason: e.to_string(),
-                })
+            final_map(&at, base_dir.clone()).map_err(|e| StageError::EarlierStages {
+                width,
+                height,
+                reason: e.to_string(),
+            })
         })
     }
+}
+
+/// The final map of `recipe`, its stages run in place.
+fn final_map(recipe: &Recipe, base_dir: Option<PathBuf>) -> Result<Heightmap, PipelineError> {
+    let count = recipe.stages.len();
+    let mut store = InPlace::flat(recipe.width as usize, recipe.height as usize, count);
+    Executor::new(recipe, base_dir).run(
+        &Plan::whole_world(0, count),
+        &mut store,
+        &mut (),
+        &mut RunHooks::default(),
+    )?;
+    Ok(store.into_map())
 }

@@ -1,9 +1,8 @@
 //! The store that keeps every stage's map: the viewer's cache, from
 //! which an edit re-runs only the stages from the first one it changed.
 
-use super::StageStore;
+use super::{StageOutput, StageStore};
 use crate::heightmap::Heightmap;
-use crate::pipeline::StageOutput;
 use crate::recipe::StageEntry;
 use crate::stages::Stage;
 use crate::stages::mask::MaskSource;

@@ -32,9 +32,9 @@ pub mod grid;
 pub use facts::{FactsError, StageFacts, WorldFacts};
 pub use grid::{Window, WindowError, WorldWindow};
 
-use crate::executor::{Executor, Plan, StagePlace, Windowed};
+use crate::executor::{Executor, PipelineError, Plan, RunHooks, StagePlace, Windowed};
 use crate::heightmap::Heightmap;
-use crate::pipeline::{PipelineError, RunHooks};
+
 use crate::recipe::Recipe;
 use std::path::PathBuf;
 
