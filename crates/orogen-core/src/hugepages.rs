@@ -98,8 +98,8 @@ fn fill_chunks<T: Send>(
 pub const PAGE_BYTES: usize = 4096;
 
 /// Values whose first one starts on a page boundary, so their bytes can be
-/// written to a file directly, without the kernel copying them (see
-/// [`crate::io::atomic`]).
+/// written to a file directly, without the kernel copying them (the
+/// atomic writes of the `io` module do).
 pub struct PageAligned<T> {
     buf: Vec<T>,
     start: usize,

@@ -61,6 +61,7 @@ pub mod simd;
 pub mod splat;
 pub mod stages;
 pub mod window;
+pub mod world_window;
 
 pub use bake::LoadError;
 pub use heightmap::Heightmap;

@@ -1,7 +1,8 @@
 //! Runs a recipe's stages, keeps every stage's output, and re-runs only
 //! the stages from the first one that changed.
 
-pub use crate::executor::{ErosionRecord, PipelineError, RunHooks, StageOutput};
+pub use crate::executor::{PipelineError, RunHooks, StageOutput};
+pub use crate::maps::ErosionRecord;
 
 use crate::executor::{Cached, Executor, InPlace, PerStage, Plan, Recording, file_stamps};
 use crate::heightmap::Heightmap;

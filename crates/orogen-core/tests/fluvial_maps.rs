@@ -305,7 +305,8 @@ fn painted_maps_are_saved_beside_the_recipe_and_read_back() {
     });
     let in_memory = run(&recipe);
     let path = dir.path().join("range.ron");
-    let saved = painted::save_beside(&recipe, &path, None).expect("saves");
+    let saved =
+        orogen_core::recipe::painted_files::save_beside(&recipe, &path, None).expect("saves");
     std::fs::write(&path, saved.to_ron().expect("serialises")).unwrap();
     for word in ["uplift", "hardness"] {
         let file = dir.path().join(format!("range.{word}-2.png"));

@@ -501,7 +501,8 @@ mod painted {
         let in_memory = run(&recipe);
 
         // Save: the PNG beside the recipe, the recipe naming it and its hash.
-        let saved = painted::save_beside(&recipe, &recipe_path, None).expect("saves");
+        let saved = orogen_core::recipe::painted_files::save_beside(&recipe, &recipe_path, None)
+            .expect("saves");
         std::fs::write(&recipe_path, saved.to_ron().unwrap()).unwrap();
         let last = saved.stages.len() - 1;
         let mask_file = dir.path().join(format!("valley.mask-{last}.png"));
@@ -648,10 +649,13 @@ mod painted {
 
             // Saving it elsewhere writes neither the mask nor anything else.
             let out = tempfile::tempdir().unwrap();
-            let error =
-                painted::save_beside(&recipe, &out.path().join("copy.ron"), Some(dir.path()))
-                    .expect_err("refused")
-                    .to_string();
+            let error = orogen_core::recipe::painted_files::save_beside(
+                &recipe,
+                &out.path().join("copy.ron"),
+                Some(dir.path()),
+            )
+            .expect_err("refused")
+            .to_string();
             assert_eq!(error.lines().count(), 1, "{error}");
             assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0);
         }

@@ -18,14 +18,14 @@ use crate::io::height_files::{
 use crate::io::mesh_export::{MeshPlan, MeshTexture, mesh_files};
 use crate::io::sidecar::{HeightFileInfo, Sidecar, SidecarWindow};
 use crate::io::tiled_export::{MapTileGrid, MapTileGridInfo, add_map_tile_files};
+use crate::maps::ErosionRecord;
 use crate::maps::{DerivedMap, MapSettings};
 use crate::params::Span;
-use crate::pipeline::ErosionRecord;
 use crate::recipe::Recipe;
 use crate::splat::{
     RuleMaps, TileImages, add_texture_files, render_splat_with_maps, rule_map_kinds,
 };
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -309,7 +309,7 @@ pub fn export_map(
     // The exported recipe names its painted masks' copies beside it, so
     // the folder runs again on its own.
     let (recipe_copy, mask_files) =
-        crate::stages::mask::painted::copies_beside(recipe, Path::new("recipe.ron"), base_dir)?;
+        crate::recipe::painted_files::copies_beside(recipe, Path::new("recipe.ron"), base_dir)?;
     let opts = &request.options;
     let mut timings = Vec::new();
     let start = Instant::now();

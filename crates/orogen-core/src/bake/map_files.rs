@@ -8,9 +8,9 @@ use crate::heightmap::Heightmap;
 use crate::io::bundle::ExportBundle;
 use crate::io::errors::{EncodeError, ExportError};
 use crate::io::tiled_export::MapTileGrid;
+use crate::maps::ErosionRecord;
 use crate::maps::derived::erosion_pixels;
 use crate::maps::{DerivedMap, MapListError, MapPixels, MapSettings, derive_map};
-use crate::pipeline::ErosionRecord;
 use rayon::prelude::*;
 
 /// Adds `<map>.png` for each of `maps` to `bundle`, and with `layers`

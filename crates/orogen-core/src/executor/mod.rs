@@ -5,9 +5,9 @@
 //! decides where maps live between stages:
 //!
 //! - [`PerStage`]: every stage's map kept, for the viewer's cache
-//!   ([`crate::Pipeline`]);
+//!   ([`crate::pipeline::Pipeline`]);
 //! - [`InPlace`]: one map changed in place by every stage, for a final
-//!   map ([`crate::run_once`]);
+//!   map ([`crate::pipeline::run_once`]);
 //! - [`Windowed`]: each stage over the window the later ones need,
 //!   cropped between stages, for farms ([`crate::window::run_window`]).
 //!
@@ -20,7 +20,6 @@ mod outcome;
 mod per_stage;
 mod stores;
 
-pub use erosion_record::ErosionRecord;
 pub(crate) use erosion_record::Recording;
 pub use outcome::{PipelineError, RunHooks, StageOutput};
 pub(crate) use per_stage::{Cached, PerStage, file_stamps};
@@ -30,7 +29,7 @@ use crate::heightmap::Heightmap;
 use crate::recipe::{Recipe, StageEntry};
 use crate::rng::stage_rng;
 use crate::stages::{EarlierStages, StageContext, StageError};
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;

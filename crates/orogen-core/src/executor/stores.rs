@@ -5,7 +5,7 @@ use super::StageStore;
 use crate::heightmap::Heightmap;
 use crate::hugepages::{lazily_zeroed_f32, zeroed_in_parallel};
 use crate::recipe::StageEntry;
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 
 /// Maps from this size up start as lazily zeroed huge pages.
 const LAZY_MAP_BYTES: usize = 64 << 20;

@@ -2,7 +2,7 @@
 //! ground, as minus the Laplacian of the heights in 1/world units, so
 //! ridges are positive. Edge cells reuse their nearest row or column.
 
-use crate::Heightmap;
+use crate::heightmap::Heightmap;
 use rayon::prelude::*;
 
 /// Convexity per cell in 1/world units: −∇²h, positive on ridges and

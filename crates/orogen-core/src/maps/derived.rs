@@ -11,7 +11,7 @@ use super::lakes::lake_depths;
 use super::occlusion::sky_visibility;
 use super::rivers::{RiverRule, drainage_area, river_weights};
 use super::wetness::spread_drainage_area;
-use crate::Heightmap;
+use crate::heightmap::Heightmap;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

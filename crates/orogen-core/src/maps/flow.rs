@@ -8,7 +8,7 @@
 //! between two areas in square world units ([`MIN_AREA`], [`FULL_AREA`]),
 //! not in cells, so the same world shows the same network at any sampling.
 
-use crate::Heightmap;
+use crate::heightmap::Heightmap;
 use crate::hydro::{Outlets, Routing};
 
 /// Drainage area (square world units) at and below which a cell shows no

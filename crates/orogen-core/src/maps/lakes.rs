@@ -7,7 +7,7 @@
 //! outlet ([`crate::hydro::fill_levels`]), which is exactly a priority
 //! flood's fill. Every edge drains.
 
-use crate::Heightmap;
+use crate::heightmap::Heightmap;
 use crate::hydro::{Outlets, Routing, fill_levels};
 
 /// Water depth in world units per cell (0 on dry land): lakes filled to

@@ -4,7 +4,7 @@
 //! approaches 0. Horizons are sampled at growing steps (1, 2, 3, 4, 6,
 //! 8, … cells), so the cost grows with the logarithm of the radius.
 
-use crate::Heightmap;
+use crate::heightmap::Heightmap;
 use crate::hydro::NEIGHBOURS;
 use rayon::prelude::*;
 

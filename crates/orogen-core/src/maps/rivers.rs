@@ -9,7 +9,7 @@
 //! depend on the order cells are painted in.
 
 use super::lakes::finite_heights;
-use crate::Heightmap;
+use crate::heightmap::Heightmap;
 use crate::hydro::{Outlets, Routing};
 use serde::{Deserialize, Serialize};
 

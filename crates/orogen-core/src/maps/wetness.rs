@@ -11,7 +11,7 @@
 //! in the drainage order's reverse, donors before receivers.
 
 use super::lakes::finite_heights;
-use crate::Heightmap;
+use crate::heightmap::Heightmap;
 use crate::hydro::{NEIGHBOURS, Outlets, Routing, fill_levels};
 
 /// Freeman's slope exponent.

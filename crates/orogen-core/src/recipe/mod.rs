@@ -10,6 +10,7 @@
 pub mod docs;
 pub mod error;
 pub mod legacy;
+pub mod painted_files;
 
 pub use error::RecipeError;
 

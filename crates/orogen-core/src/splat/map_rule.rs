@@ -4,8 +4,9 @@
 //! water. Values are in each map's own world units, so a rule means the
 //! same at every size.
 
-use crate::Heightmap;
+use crate::heightmap::Heightmap;
 use crate::maps::DerivedMap;
+use crate::maps::ErosionRecord;
 use crate::maps::MapSettings;
 use crate::maps::curvature::convexity;
 use crate::maps::lakes::lake_depths;
@@ -13,7 +14,6 @@ use crate::maps::occlusion::sky_visibility;
 use crate::maps::rivers::{drainage_area, river_weights};
 use crate::maps::wetness::spread_drainage_area;
 use crate::params::{ParamError, Span};
-use crate::pipeline::ErosionRecord;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

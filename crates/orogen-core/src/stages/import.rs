@@ -9,7 +9,7 @@ use crate::io::height_files::{ByteOrder, ImportFormat};
 use crate::io::import::read_heightmap_file;
 use crate::io::sidecar::find_sidecar;
 use crate::params::{ParamVisitor, Params, Span, visit_choice};
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

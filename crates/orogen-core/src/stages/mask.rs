@@ -18,7 +18,7 @@
 
 pub mod painted;
 
-use crate::Heightmap;
+use crate::heightmap::Heightmap;
 use crate::hydro::{Outlets, Routing, fill_levels};
 use crate::maps::lakes::lake_depths;
 use crate::maps::rivers::drainage_area;

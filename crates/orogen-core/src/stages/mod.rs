@@ -20,7 +20,7 @@ use crate::heightmap::Heightmap;
 use crate::io::height_files::ImportError;
 use crate::params::{ParamVisitor, Params};
 use crate::rng::StageRng;
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -10,7 +10,7 @@
 use super::{Progress, ProgressValue, StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

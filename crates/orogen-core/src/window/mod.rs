@@ -27,7 +27,8 @@
 //! [`StageOp::input_window`]: crate::stages::StageOp::input_window
 
 pub mod facts;
-pub mod grid;
+/// Windows and their place in the world (also [`crate::world_window`]).
+pub use crate::world_window as grid;
 
 pub use facts::{FactsError, StageFacts, WorldFacts};
 pub use grid::{Window, WindowError, WorldWindow};

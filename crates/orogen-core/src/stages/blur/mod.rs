@@ -14,7 +14,7 @@ pub mod reference;
 use super::{StageContext, StageError, StageOp, row_is_finite};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 use fractional::fractional_box_pass;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

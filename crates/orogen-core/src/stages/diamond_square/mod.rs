@@ -28,7 +28,7 @@ use crate::hugepages::zeroed_in_parallel;
 use crate::params::{ParamVisitor, Params, visit_choice};
 use crate::place_rng::{LatticePlace, PlaceKey};
 use crate::rng::{StageRng, unit_from_word};
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;

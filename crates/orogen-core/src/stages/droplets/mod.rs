@@ -20,7 +20,7 @@ use super::{Progress, ProgressValue, StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
 use crate::params::{ParamVisitor, Params};
 use crate::rng::{StageRng, at_word, unit_f32};
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 use brush::{FlatBrush, brush};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -20,7 +20,7 @@ use super::{FluvialErosion, schedule};
 use crate::heightmap::Heightmap;
 use crate::hydro::{Edges, Outlets};
 use crate::stages::{StageContext, StageError};
-use crate::window::grid::{Window, WorldWindow};
+use crate::world_window::{Window, WorldWindow};
 
 /// Whether a level of `dims` cells spans more than one block.
 fn is_blocked(dims: (usize, usize), block: usize) -> bool {

@@ -36,7 +36,7 @@ use crate::params::{Choice, ParamVisitor, Params, visit_choice};
 use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
 use crate::stages::mask::{MaskSource, StageMask};
-use crate::window::grid::WorldWindow;
+use crate::world_window::WorldWindow;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;

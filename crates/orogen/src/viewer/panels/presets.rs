@@ -6,7 +6,7 @@ use crate::viewer::document::unsaved::has_unsaved_edits;
 use bevy_egui::egui;
 use orogen_core::bake::load_recipe;
 use orogen_core::io::atomic::write_atomic;
-use orogen_core::stages::mask::painted::save_beside;
+use orogen_core::recipe::painted_files::save_beside;
 use orogen_core::{Recipe, presets};
 use std::path::{Path, PathBuf};
 
