@@ -16,19 +16,19 @@ use rayon::prelude::*;
 /// Lattice points `x0..=x1` × `y0..=y1` on one level's grid of spacing
 /// `step` (coordinates multiples of it, possibly beyond the lattice).
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Span2 {
+struct LatticeRect {
     x0: i64,
     y0: i64,
     x1: i64,
     y1: i64,
 }
 
-impl Span2 {
+impl LatticeRect {
     /// Grown by `by` each way and rounded outward to multiples of `step`.
-    fn grown_to(self, by: i64, step: i64) -> Span2 {
+    fn grown_to(self, by: i64, step: i64) -> LatticeRect {
         let down = |v: i64| v.div_euclid(step) * step;
         let up = |v: i64| -(-v).div_euclid(step) * step;
-        Span2 {
+        LatticeRect {
             x0: down(self.x0 - by),
             y0: down(self.y0 - by),
             x1: up(self.x1 + by),
@@ -37,10 +37,10 @@ impl Span2 {
     }
 }
 
-/// Values on the points of a [`Span2`] with spacing `step` (a power of
+/// Values on the points of a [`LatticeRect`] with spacing `step` (a power of
 /// two), row-major.
 struct Grid {
-    span: Span2,
+    span: LatticeRect,
     /// `step = 1 << shift`: indices by shifts, not divisions.
     shift: u32,
     columns: usize,
@@ -48,7 +48,7 @@ struct Grid {
 }
 
 impl Grid {
-    fn new(span: Span2, step: i64, fill: f32) -> Grid {
+    fn new(span: LatticeRect, step: i64, fill: f32) -> Grid {
         let shift = step.trailing_zeros();
         let columns = ((span.x1 - span.x0) >> shift) as usize + 1;
         let rows = ((span.y1 - span.y0) >> shift) as usize + 1;
@@ -106,7 +106,7 @@ impl DiamondSquare {
             .map_or(levels, |stop| stop.min(levels));
         let last_step = period >> run;
         let floor = self.value_floor();
-        let window = Span2 {
+        let window = LatticeRect {
             x0: x0 as i64,
             y0: y0 as i64,
             x1: x1 as i64,

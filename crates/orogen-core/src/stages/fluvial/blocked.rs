@@ -14,7 +14,7 @@
 //! base level by the coarse input's range: facts every window shares, so
 //! a window needs the stage's input only over its own blocks.
 
-use super::blocks::{Axis, LevelBlocks, Rect, Span, source_span};
+use super::blocks::{Axis, CellRange, LevelBlocks, Rect, source_range};
 use super::levels::LevelInputs;
 use super::{FluvialErosion, schedule};
 use crate::heightmap::Heightmap;
@@ -57,8 +57,8 @@ impl FluvialErosion {
         let (ax, ay) = (Axis::new(ww, block), Axis::new(wh, block));
         let last = LevelBlocks {
             dims: (ww, wh),
-            cols: ax.touching(Span::new(w.x, w.x + w.width)),
-            rows: ay.touching(Span::new(w.y, w.y + w.height)),
+            cols: ax.touching(CellRange::new(w.x, w.x + w.width)),
+            rows: ay.touching(CellRange::new(w.y, w.y + w.height)),
         };
         let r = last.computed(block);
         output.with_window(Window {
@@ -79,8 +79,8 @@ impl FluvialErosion {
             let above = &out[out.len() - 1];
             let c = above.computed(block);
             let (from, to) = (levels[k], levels[k + 1]);
-            let need_x = source_span(c.x, from.0, to.0);
-            let need_y = source_span(c.y, from.1, to.1);
+            let need_x = source_range(c.x, from.0, to.0);
+            let need_y = source_range(c.y, from.1, to.1);
             out.push(LevelBlocks {
                 dims: from,
                 cols: Axis::new(from.0, block).touching(need_x),
@@ -105,8 +105,8 @@ impl FluvialErosion {
         let place = ctx.window_of(map);
         let w = place.window;
         let here = Rect {
-            x: Span::new(w.x, w.x + w.width),
-            y: Span::new(w.y, w.y + w.height),
+            x: CellRange::new(w.x, w.x + w.width),
+            y: CellRange::new(w.y, w.y + w.height),
         };
         let n = levels.len() - 1;
         let (ax, ay) = (Axis::new(levels[n].0, block), Axis::new(levels[n].1, block));

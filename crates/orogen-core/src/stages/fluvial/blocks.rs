@@ -15,14 +15,14 @@ use std::ops::Range;
 
 /// Cells `start..end` along one axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Span {
+pub struct CellRange {
     /// First cell.
     pub start: usize,
     /// One past the last cell.
     pub end: usize,
 }
 
-impl Span {
+impl CellRange {
     /// `start..end`.
     pub fn new(start: usize, end: usize) -> Self {
         Self { start, end }
@@ -39,7 +39,7 @@ impl Span {
     }
 
     /// Whether `other` lies within this span.
-    pub fn contains(&self, other: Span) -> bool {
+    pub fn contains(&self, other: CellRange) -> bool {
         self.start <= other.start && other.end <= self.end
     }
 }
@@ -48,17 +48,17 @@ impl Span {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rect {
     /// Columns.
-    pub x: Span,
+    pub x: CellRange,
     /// Rows.
-    pub y: Span,
+    pub y: CellRange,
 }
 
 impl Rect {
     /// The whole `width × height` grid.
     pub fn whole(width: usize, height: usize) -> Self {
         Self {
-            x: Span::new(0, width),
-            y: Span::new(0, height),
+            x: CellRange::new(0, width),
+            y: CellRange::new(0, height),
         }
     }
 
@@ -100,29 +100,29 @@ impl Axis {
     }
 
     /// Block `b`'s own cells.
-    pub fn core(&self, b: usize) -> Span {
+    pub fn core(&self, b: usize) -> CellRange {
         let end = if b + 1 >= self.count() {
             self.cells
         } else {
             (b + 1) * self.size
         };
-        Span::new(b * self.size, end)
+        CellRange::new(b * self.size, end)
     }
 
-    fn grown(&self, span: Span, by: usize) -> Span {
-        Span::new(
+    fn grown(&self, span: CellRange, by: usize) -> CellRange {
+        CellRange::new(
             span.start.saturating_sub(by),
             (span.end + by).min(self.cells),
         )
     }
 
     /// The cells block `b` gives a weight to.
-    pub fn support(&self, b: usize) -> Span {
+    pub fn support(&self, b: usize) -> CellRange {
         self.grown(self.core(b), self.blend)
     }
 
     /// The cells block `b` is eroded over.
-    pub fn computed(&self, b: usize) -> Span {
+    pub fn computed(&self, b: usize) -> CellRange {
         self.grown(self.core(b), self.blend + self.halo)
     }
 
@@ -148,7 +148,7 @@ impl Axis {
     }
 
     /// The blocks whose support meets `span`.
-    pub fn touching(&self, span: Span) -> Range<usize> {
+    pub fn touching(&self, span: CellRange) -> Range<usize> {
         let blocks: Vec<usize> = (0..self.count())
             .filter(|&b| {
                 let s = self.support(b);
@@ -162,7 +162,7 @@ impl Axis {
     }
 
     /// The blocks eroded wholly within `span`.
-    pub fn inside(&self, span: Span) -> Range<usize> {
+    pub fn inside(&self, span: CellRange) -> Range<usize> {
         let blocks: Vec<usize> = (0..self.count())
             .filter(|&b| span.contains(self.computed(b)))
             .collect();
@@ -173,8 +173,8 @@ impl Axis {
     }
 
     /// The cells eroded by some block of `blocks`.
-    pub fn computed_of(&self, blocks: &Range<usize>) -> Span {
-        Span::new(
+    pub fn computed_of(&self, blocks: &Range<usize>) -> CellRange {
+        CellRange::new(
             self.computed(blocks.start).start,
             self.computed(blocks.end - 1).end,
         )
@@ -182,7 +182,7 @@ impl Axis {
 
     /// The cells every block with a weight at them is in `blocks`: where
     /// those blocks alone give the whole map's value.
-    pub fn exact(&self, blocks: &Range<usize>) -> Span {
+    pub fn exact(&self, blocks: &Range<usize>) -> CellRange {
         let first = self.core(blocks.start);
         let last = self.core(blocks.end - 1);
         let start = if blocks.start == 0 {
@@ -195,18 +195,18 @@ impl Axis {
         } else {
             last.end - self.blend
         };
-        Span::new(start, end.max(start))
+        CellRange::new(start, end.max(start))
     }
 }
 
 /// The cells of a `from`-cell axis that bilinear resampling to `to` cells
 /// reads for the cells `span` (as [`Heightmap::resized`] samples them).
-pub fn source_span(span: Span, from: usize, to: usize) -> Span {
+pub fn source_range(span: CellRange, from: usize, to: usize) -> CellRange {
     let s = scale(from, to);
     let max = (from - 1) as f32;
     let lo = (span.start as f32 * s).clamp(0.0, max).floor() as usize;
     let hi = ((span.end - 1) as f32 * s).clamp(0.0, max).floor() as usize;
-    Span::new(lo, (hi + 1).min(from - 1) + 1)
+    CellRange::new(lo, (hi + 1).min(from - 1) + 1)
 }
 
 fn scale(from: usize, to: usize) -> f32 {
@@ -220,7 +220,7 @@ fn scale(from: usize, to: usize) -> f32 {
 /// The cells `target` of `src` resampled from `from` (width, height) to
 /// `to`, where `src` holds the cells `at` of the `from` grid: the same
 /// values as those cells of `whole.resized(to)` ([`Heightmap::resized`]),
-/// as long as `at` holds [`source_span`] of `target`.
+/// as long as `at` holds [`source_range`] of `target`.
 pub fn resized_part(
     src: &Heightmap,
     at: Rect,
@@ -364,7 +364,11 @@ mod tests {
     #[test]
     fn touching_blocks_make_the_span_exact() {
         let axis = Axis::new(1025, 128);
-        for span in [Span::new(0, 1), Span::new(120, 140), Span::new(500, 1025)] {
+        for span in [
+            CellRange::new(0, 1),
+            CellRange::new(120, 140),
+            CellRange::new(500, 1025),
+        ] {
             let blocks = axis.touching(span);
             assert!(axis.exact(&blocks).contains(span), "{span:?}");
             let grown = axis.computed_of(&blocks);
@@ -385,12 +389,12 @@ mod tests {
         for to in [(65, 33), (100, 41)] {
             let full = whole.resized(to.0, to.1);
             let target = Rect {
-                x: Span::new(7, 50),
-                y: Span::new(3, 30),
+                x: CellRange::new(7, 50),
+                y: CellRange::new(3, 30),
             };
             let at = Rect {
-                x: source_span(target.x, 33, to.0),
-                y: source_span(target.y, 17, to.1),
+                x: source_range(target.x, 33, to.0),
+                y: source_range(target.y, 17, to.1),
             };
             let src = part(&whole, Rect::whole(33, 17), at);
             let got = resized_part(&src, at, (33, 17), to, target);
