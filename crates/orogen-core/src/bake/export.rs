@@ -377,13 +377,17 @@ pub fn export_map(
         maps_json = Some(super::map_files::add_map_files(
             &mut bundle,
             map,
-            recipe.cell_size(),
-            opts.flip_y,
-            &request.maps,
-            &request.map_settings,
-            erosion,
-            layers.as_ref(),
-            request.tiles.as_ref(),
+            super::map_files::MapGrid {
+                cell_size: recipe.cell_size(),
+                flip_y: opts.flip_y,
+            },
+            &super::map_files::MapFiles {
+                maps: &request.maps,
+                settings: &request.map_settings,
+                erosion,
+                layers: layers.as_ref(),
+                tiles: request.tiles.as_ref(),
+            },
         )?);
         if erosion.is_some_and(|r| r.stages().is_empty())
             && request.maps.iter().any(|m| m.needs_erosion_record())

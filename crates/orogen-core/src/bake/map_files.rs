@@ -13,23 +13,50 @@ use crate::maps::derived::erosion_pixels;
 use crate::maps::{DerivedMap, MapListError, MapPixels, MapSettings, derive_map};
 use rayon::prelude::*;
 
+/// How the heights lie: world units between cells, and whether rows run
+/// south to north in the files.
+#[derive(Clone, Copy, Debug)]
+pub struct MapGrid {
+    /// World units between neighbouring cells.
+    pub cell_size: f32,
+    /// Rows written south first.
+    pub flip_y: bool,
+}
+
+/// The derived maps an export writes, and what they are made from.
+#[derive(Clone, Copy)]
+pub struct MapFiles<'a> {
+    /// The maps, in file order.
+    pub maps: &'a [DerivedMap],
+    /// Their settings (sea level, river threshold, ...).
+    pub settings: &'a MapSettings,
+    /// The record of the run that made the heights (`wear`, `deposition`).
+    pub erosion: Option<&'a ErosionRecord>,
+    /// The engine's layer files, when asked for.
+    pub layers: Option<&'a MapLayerPlan>,
+    /// The tile grid, when the heights are tiled.
+    pub tiles: Option<&'a MapTileGrid>,
+}
+
 /// Adds `<map>.png` for each of `maps` to `bundle`, and with `layers`
 /// the engine's layer files ([`add_map_layers`]); returns their meanings
 /// (file, bits, encoding, units, the engine layer) for `heightmap.json`.
 /// `wear` and `deposition` come from `erosion`, the record of the run
 /// that made `map`, and are refused without one.
-#[allow(clippy::too_many_arguments)]
 pub fn add_map_files(
     bundle: &mut ExportBundle,
     map: &Heightmap,
-    cell_size: f32,
-    flip_y: bool,
-    maps: &[DerivedMap],
-    settings: &MapSettings,
-    erosion: Option<&ErosionRecord>,
-    layers: Option<&MapLayerPlan>,
-    tiles: Option<&MapTileGrid>,
+    grid: MapGrid,
+    request: &MapFiles<'_>,
 ) -> Result<serde_json::Value, ExportError> {
+    let MapGrid { cell_size, flip_y } = grid;
+    let MapFiles {
+        maps,
+        settings,
+        erosion,
+        layers,
+        tiles,
+    } = *request;
     check_erosion_record(map, maps, erosion)?;
     // Each map is its own routing or filter over the same heights: they
     // run side by side, and each alone is deterministic.

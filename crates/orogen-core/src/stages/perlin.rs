@@ -65,7 +65,7 @@ impl PerlinLattice {
             gradient(self.hash(ix, iy + 1)),
             gradient(self.hash(ix + 1, iy + 1)),
         );
-        corner_blend(g00, g10, g01, g11, fx, fy, quintic(fx), quintic(fy))
+        corner_blend([g00, g10, g01, g11], (fx, fy), (quintic(fx), quintic(fy)))
     }
 
     /// Writes noise at `(x0 + i·dx, y)` for every `i` into `out`.
@@ -104,24 +104,20 @@ impl PerlinLattice {
             let first = i as i32;
             for (k, cell) in out[i - start..i - start + count].iter_mut().enumerate() {
                 let fx = ((x0 + (first + k as i32) as f64 * dx) - base) as f32;
-                *cell = corner_blend(g00, g10, g01, g11, fx, fy, quintic(fx), v);
+                *cell = corner_blend([g00, g10, g01, g11], (fx, fy), (quintic(fx), v));
             }
             i += count;
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The four corners' gradients dotted with the offset (`fx`, `fy`) from
+/// each, blended by the eased offset (`u`, `v`).
 #[inline(always)]
 fn corner_blend(
-    g00: (f32, f32),
-    g10: (f32, f32),
-    g01: (f32, f32),
-    g11: (f32, f32),
-    fx: f32,
-    fy: f32,
-    u: f32,
-    v: f32,
+    [g00, g10, g01, g11]: [(f32, f32); 4],
+    (fx, fy): (f32, f32),
+    (u, v): (f32, f32),
 ) -> f32 {
     let n00 = g00.0 * fx + g00.1 * fy;
     let n10 = g10.0 * (fx - 1.0) + g10.1 * fy;

@@ -9,6 +9,7 @@ use super::display_data::gpu::splat_texels;
 use super::document::EditedRecipe;
 use super::schedule::ViewerSystems;
 use super::settings::{UiFocus, ViewSettings};
+use bevy::ecs::system::SystemParam;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use std::f32::consts::FRAC_PI_2;
@@ -306,16 +307,33 @@ fn egui_has_pointer(focus: &Option<Res<UiFocus>>) -> bool {
     focus.as_ref().is_some_and(|f| f.pointer)
 }
 
+/// What framing the terrain follows: the view's exaggeration, a start
+/// pose or a top view asked for, and the recipe's texture size.
+#[derive(SystemParam)]
+struct Framing<'w> {
+    view: Option<Res<'w, ViewSettings>>,
+    start: Option<Res<'w, StartView>>,
+    top: Option<Res<'w, TopTexels>>,
+    recipe: Option<Res<'w, EditedRecipe>>,
+}
+
+/// Keys, buttons and the mouse as the fly camera reads them, and whether
+/// the panels hold them.
+#[derive(SystemParam)]
+struct FlyInput<'w> {
+    keys: Res<'w, ButtonInput<KeyCode>>,
+    buttons: Res<'w, ButtonInput<MouseButton>>,
+    motion: Res<'w, AccumulatedMouseMotion>,
+    scroll: Res<'w, AccumulatedMouseScroll>,
+    wants: Option<Res<'w, UiFocus>>,
+}
+
 /// Places the camera when the first terrain arrives, when the map's size
 /// changes, and when F is pressed.
-#[allow(clippy::too_many_arguments)]
 fn frame_terrain(
     keys: Res<ButtonInput<KeyCode>>,
     bounds: Res<TerrainBounds>,
-    view: Option<Res<ViewSettings>>,
-    start: Option<Res<StartView>>,
-    top: Option<Res<TopTexels>>,
-    recipe: Option<Res<EditedRecipe>>,
+    framing: Framing,
     wants: Option<Res<UiFocus>>,
     mut last_extent: Local<Option<(f32, f32)>>,
     mut cameras: Query<(
@@ -329,6 +347,12 @@ fn frame_terrain(
     if !bounds.ready {
         return;
     }
+    let Framing {
+        view,
+        start,
+        top,
+        recipe,
+    } = framing;
     let extent = (bounds.half_width, bounds.half_depth);
     let resized = *last_extent != Some(extent);
     let pressed = keys.just_pressed(KeyCode::KeyF) && !egui_has_keyboard(&wants);
@@ -395,17 +419,19 @@ fn frame_terrain(
     *last_extent = Some(extent);
 }
 
-#[allow(clippy::too_many_arguments)]
 fn fly(
     top: Option<Res<TopTexels>>,
     time: Res<Time>,
-    keys: Res<ButtonInput<KeyCode>>,
-    buttons: Res<ButtonInput<MouseButton>>,
-    motion: Res<AccumulatedMouseMotion>,
-    scroll: Res<AccumulatedMouseScroll>,
-    wants: Option<Res<UiFocus>>,
+    input: FlyInput,
     mut cameras: Query<(&mut Transform, &mut FlyCamera)>,
 ) {
+    let FlyInput {
+        keys,
+        buttons,
+        motion,
+        scroll,
+        wants,
+    } = input;
     if top.is_some_and(|t| t.0) {
         return; // a fixed view
     }

@@ -6,6 +6,7 @@
 use super::camera::TerrainBounds;
 use super::handoff::{Generated, PendingUpload};
 use super::regen::RegenJob;
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use std::path::PathBuf;
@@ -66,25 +67,38 @@ impl Plugin for ScreenshotPlugin {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Where the terrain is on its way to the screen: generated, uploaded
+/// and shown.
+#[derive(SystemParam)]
+struct TerrainProgress<'w> {
+    bounds: Option<Res<'w, TerrainBounds>>,
+    upload: Res<'w, PendingUpload>,
+    regen: Res<'w, RegenJob>,
+    generated: Res<'w, Generated>,
+}
+
+impl TerrainProgress<'_> {
+    /// Whether the finest level is uploaded and shown (not the first
+    /// preview).
+    fn finest_shown(&self) -> bool {
+        self.bounds.as_ref().is_some_and(|b| b.ready)
+            && self.upload.mesh.is_none()
+            && self.upload.heights.is_none()
+            && !self.regen.is_busy()
+    }
+}
+
 fn advance_screenshot(
     mut commands: Commands,
     mut job: ResMut<ScreenshotJob>,
-    bounds: Option<Res<TerrainBounds>>,
-    upload: Res<PendingUpload>,
-    regen: Res<RegenJob>,
-    generated: Res<Generated>,
+    terrain: TerrainProgress,
     report: Res<ExitReport>,
     mut exit: MessageWriter<AppExit>,
 ) {
+    let generated = &terrain.generated;
     match job.phase {
         Phase::WaitingForTerrain => {
-            // The finest level, once uploaded (not the first preview).
-            let shown = bounds.is_some_and(|b| b.ready)
-                && upload.mesh.is_none()
-                && upload.heights.is_none()
-                && !regen.is_busy();
-            if shown {
+            if terrain.finest_shown() {
                 job.phase = Phase::Rendering {
                     frames_left: job.frames,
                 };

@@ -379,7 +379,7 @@ impl HydraulicErosion {
                         sediment += taken;
                         f.eroded[l] += taken as f64;
                     } else {
-                        self.erode_clipped(win, brush, ix, iy, erode[l], &mut sediment, budget);
+                        self.erode_clipped(win, brush, (ix, iy), erode[l], &mut sediment, budget);
                     }
                 }
                 f.sediment[l] = sediment;
@@ -403,13 +403,11 @@ impl HydraulicErosion {
     }
 
     /// Erosion with a brush that crosses the window's edge.
-    #[allow(clippy::too_many_arguments)]
     fn erode_clipped(
         &self,
         win: &mut Window,
         brush: &[(i64, i64, f32)],
-        ix: usize,
-        iy: usize,
+        (ix, iy): (usize, usize),
         amount: f32,
         sediment: &mut f32,
         budget: &mut ErosionBudget,

@@ -281,7 +281,13 @@ pub fn select_patches(bounds: &HeightBounds, place: &MapPlacement, camera: [f32;
         xz: [camera[0], camera[2]],
         above_top: camera[1] - top,
     };
-    visit(bounds, place, &ranges, &eye, root, 0, 0, true, &mut out);
+    let walk = Walk {
+        bounds,
+        place,
+        ranges: &ranges,
+        eye: &eye,
+    };
+    walk.visit(root, (0, 0), true, &mut out);
     out
 }
 
@@ -291,61 +297,66 @@ struct Eye {
     above_top: f32,
 }
 
-/// The node at `level`, grid position `(x, z)`; returns whether it (or
-/// its children) were added. `always` forces the root to be drawn.
-#[allow(clippy::too_many_arguments)]
-fn visit(
-    bounds: &HeightBounds,
-    place: &MapPlacement,
-    ranges: &LodRanges,
-    eye: &Eye,
-    level: u32,
-    x: u32,
-    z: u32,
-    always: bool,
-    out: &mut Vec<Patch>,
-) -> bool {
-    let Some((min_height, max_height)) = bounds.levels[level as usize].get(x, z) else {
-        return true; // off the map: nothing to draw
-    };
-    let side = PATCH_QUADS << level;
-    let patch = Patch {
-        level,
-        x0: x * side,
-        z0: z * side,
-        side,
-        quads: PATCH_QUADS,
-        min_height,
-        max_height,
-    };
-    let (lo, hi) = place.patch_rect(&patch, bounds);
-    let distance = lod_distance(rect_distance(eye.xz, lo, hi), eye.above_top);
-    if !always && distance > ranges.range(level) {
-        return false;
-    }
-    if level == 0 || distance > ranges.range(level - 1) {
-        out.push(patch);
-        return true;
-    }
-    for (dx, dz) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-        let (cx, cz) = (2 * x + dx, 2 * z + dz);
-        if !visit(bounds, place, ranges, eye, level - 1, cx, cz, false, out) {
-            let grid = &bounds.levels[level as usize - 1];
-            if let Some((lo, hi)) = grid.get(cx, cz) {
-                let child_side = side / 2;
-                out.push(Patch {
-                    level,
-                    x0: cx * child_side,
-                    z0: cz * child_side,
-                    side: child_side,
-                    quads: PATCH_QUADS / 2,
-                    min_height: lo,
-                    max_height: hi,
-                });
+/// A walk down the quadtree for one eye.
+struct Walk<'a> {
+    bounds: &'a HeightBounds,
+    place: &'a MapPlacement,
+    ranges: &'a LodRanges,
+    eye: &'a Eye,
+}
+
+impl Walk<'_> {
+    /// The node at `level`, grid position `(x, z)`; returns whether it (or
+    /// its children) were added. `always` forces the root to be drawn.
+    fn visit(&self, level: u32, (x, z): (u32, u32), always: bool, out: &mut Vec<Patch>) -> bool {
+        let Walk {
+            bounds,
+            place,
+            ranges,
+            eye,
+        } = *self;
+        let Some((min_height, max_height)) = bounds.levels[level as usize].get(x, z) else {
+            return true; // off the map: nothing to draw
+        };
+        let side = PATCH_QUADS << level;
+        let patch = Patch {
+            level,
+            x0: x * side,
+            z0: z * side,
+            side,
+            quads: PATCH_QUADS,
+            min_height,
+            max_height,
+        };
+        let (lo, hi) = place.patch_rect(&patch, bounds);
+        let distance = lod_distance(rect_distance(eye.xz, lo, hi), eye.above_top);
+        if !always && distance > ranges.range(level) {
+            return false;
+        }
+        if level == 0 || distance > ranges.range(level - 1) {
+            out.push(patch);
+            return true;
+        }
+        for (dx, dz) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let (cx, cz) = (2 * x + dx, 2 * z + dz);
+            if !self.visit(level - 1, (cx, cz), false, out) {
+                let grid = &bounds.levels[level as usize - 1];
+                if let Some((lo, hi)) = grid.get(cx, cz) {
+                    let child_side = side / 2;
+                    out.push(Patch {
+                        level,
+                        x0: cx * child_side,
+                        z0: cz * child_side,
+                        side: child_side,
+                        quads: PATCH_QUADS / 2,
+                        min_height: lo,
+                        max_height: hi,
+                    });
+                }
             }
         }
+        true
     }
-    true
 }
 
 /// Vertices the patches draw (a `(quads+1)²` grid each).

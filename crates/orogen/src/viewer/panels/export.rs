@@ -4,6 +4,7 @@
 //! IO task pool so the UI never stalls.
 
 use super::{Document, ERROR_RED, OK_GREEN, UiContext, WARNING_AMBER};
+use super::{Panel, PanelContext};
 use crate::viewer::display_data::flow::OVERLAY_MAPS;
 use crate::viewer::handoff::{Generated, ShownBands};
 use bevy::tasks::{IoTaskPool, Task, futures::check_ready};
@@ -51,41 +52,6 @@ impl Default for ExportPanel {
 }
 
 impl ExportPanel {
-    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &Document, info: &UiContext) {
-        self.collect_finished();
-        ui.horizontal(|ui| {
-            ui.label("folder");
-            ui.add(egui::TextEdit::singleline(&mut self.folder).desired_width(220.0))
-                .on_hover_text("Created if missing; files are replaced atomically");
-        });
-        ui.horizontal(|ui| {
-            ui.label("engine");
-            let label = self.engine.map_or("none", Engine::title);
-            egui::ComboBox::from_id_salt("engine")
-                .selected_text(label)
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut self.engine, None, "none");
-                    for &engine in Engine::ALL {
-                        ui.selectable_value(&mut self.engine, Some(engine), engine.title());
-                    }
-                })
-                .response
-                .on_hover_text(
-                    "Export for an engine's terrain importer: it sets byte and row order, files and texture size; the map must be a size the engine imports",
-                );
-        });
-        let profile_free = self.engine.is_none();
-        ui.add_enabled_ui(profile_free, |ui| {
-            ui.horizontal(|ui| {
-                for (on, format) in self.formats.iter_mut().zip(HeightFormat::ALL) {
-                    ui.checkbox(on, format.name()).on_hover_text(format.units());
-                }
-            });
-        });
-        ui.add_enabled_ui(profile_free, |ui| self.byte_order_ui(ui));
-        self.finish_ui(ui, doc, info);
-    }
-
     fn byte_order_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             ui.label("r16 byte order");
@@ -244,5 +210,48 @@ impl ExportPanel {
             self.message = Some(result);
             self.task = None;
         }
+    }
+}
+
+impl Panel for ExportPanel {
+    fn title(&self) -> &'static str {
+        "Export"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PanelContext) {
+        let doc = &*cx.doc;
+        let info = &*cx.info;
+        self.collect_finished();
+        ui.horizontal(|ui| {
+            ui.label("folder");
+            ui.add(egui::TextEdit::singleline(&mut self.folder).desired_width(220.0))
+                .on_hover_text("Created if missing; files are replaced atomically");
+        });
+        ui.horizontal(|ui| {
+            ui.label("engine");
+            let label = self.engine.map_or("none", Engine::title);
+            egui::ComboBox::from_id_salt("engine")
+                .selected_text(label)
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut self.engine, None, "none");
+                    for &engine in Engine::ALL {
+                        ui.selectable_value(&mut self.engine, Some(engine), engine.title());
+                    }
+                })
+                .response
+                .on_hover_text(
+                    "Export for an engine's terrain importer: it sets byte and row order, files and texture size; the map must be a size the engine imports",
+                );
+        });
+        let profile_free = self.engine.is_none();
+        ui.add_enabled_ui(profile_free, |ui| {
+            ui.horizontal(|ui| {
+                for (on, format) in self.formats.iter_mut().zip(HeightFormat::ALL) {
+                    ui.checkbox(on, format.name()).on_hover_text(format.units());
+                }
+            });
+        });
+        ui.add_enabled_ui(profile_free, |ui| self.byte_order_ui(ui));
+        self.finish_ui(ui, doc, info);
     }
 }

@@ -165,25 +165,77 @@ impl EditedResources<'_> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What the panels show about the terrain: the last result, the job in
+/// flight, how it is drawn, and where the pointer touches it.
+#[derive(SystemParam)]
+struct ShownTerrain<'w> {
+    generated: Res<'w, Generated>,
+    bands: Res<'w, ShownBands>,
+    pointer: Res<'w, terrain_brush::TerrainPointer>,
+    job: Res<'w, RegenJob>,
+    display_path: Res<'w, DisplayPath>,
+    lod: Res<'w, LodStats>,
+}
+
+/// The document's history and the prompts and focus around the panels.
+#[derive(SystemParam)]
+struct Session<'w> {
+    history: ResMut<'w, History>,
+    focus: ResMut<'w, UiFocus>,
+    prompt: ResMut<'w, SavePrompt>,
+    recovery: Option<ResMut<'w, Recovery>>,
+}
+
+/// A section of the side panel, drawn from the document and what the
+/// viewer shows (as egui's demo windows are).
+pub trait Panel {
+    /// The section's heading.
+    fn title(&self) -> &'static str;
+
+    /// Whether the section starts open.
+    fn open_by_default(&self) -> bool {
+        false
+    }
+
+    /// Draws the section's contents, editing the document in `cx`.
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PanelContext);
+}
+
+/// What a panel may read and change while it draws.
+pub struct PanelContext<'a, 'i> {
+    /// The recipe and view being edited.
+    pub doc: &'a mut Document,
+    /// What the viewer shows, and the undo or redo a panel asks for.
+    pub info: &'a mut UiContext<'i>,
+    /// The paint brush, shared by the panels that paint.
+    pub brush: &'a mut brush::PaintBrush,
+    /// Set by a panel that opened another recipe: a new document.
+    pub opened: bool,
+}
+
 fn draw_panels(
     mut contexts: EguiContexts,
     mut panels: ResMut<Panels>,
     mut edited: EditedResources,
-    (generated, bands, pointer): (
-        Res<Generated>,
-        Res<ShownBands>,
-        Res<terrain_brush::TerrainPointer>,
-    ),
-    job: Res<RegenJob>,
-    display: (Res<DisplayPath>, Res<LodStats>),
-    mut history: ResMut<History>,
-    mut focus: ResMut<UiFocus>,
-    mut prompt: ResMut<SavePrompt>,
-    recovery: Option<ResMut<Recovery>>,
+    shown: ShownTerrain,
+    session: Session,
     window: Single<&Window, With<PrimaryWindow>>,
     mut camera: Query<&mut Camera, With<FlyCamera>>,
 ) -> Result {
+    let ShownTerrain {
+        generated,
+        bands,
+        pointer,
+        job,
+        display_path,
+        lod,
+    } = shown;
+    let Session {
+        mut history,
+        mut focus,
+        mut prompt,
+        recovery,
+    } = session;
     let ctx = contexts.ctx_mut()?.clone();
     let mut root = egui::Ui::new(
         ctx.clone(),
@@ -203,8 +255,8 @@ fn draw_panels(
         can_undo: history.can_undo(),
         can_redo: history.can_redo(),
         history_request: None,
-        display_path: &display.0,
-        lod: *display.1,
+        display_path: &display_path,
+        lod: *lod,
     };
     let panels = &mut *panels;
     let mut opened = false;
@@ -225,19 +277,28 @@ fn draw_panels(
                 .show(ui, |ui| {
                     ui.add_space(4.0);
                     ui.heading("orogen");
-                    section(ui, "Recipe", true, |ui| {
-                        panels.recipe.ui(ui, &mut doc, &mut info, &mut panels.brush)
-                    });
-                    section(ui, "Texture", false, |ui| {
-                        panels.texture.ui(ui, &mut doc, &info)
-                    });
-                    section(ui, "View", true, |ui| {
-                        panels.view.ui(ui, &mut doc, &info, &mut panels.brush)
-                    });
-                    section(ui, "Export", false, |ui| panels.export.ui(ui, &doc, &info));
-                    section(ui, "Presets and files", false, |ui| {
-                        opened |= panels.presets.ui(ui, &mut doc);
-                    });
+                    let Panels {
+                        recipe,
+                        texture,
+                        view,
+                        export,
+                        presets,
+                        brush,
+                        ..
+                    } = &mut *panels;
+                    let mut cx = PanelContext {
+                        doc: &mut doc,
+                        info: &mut info,
+                        brush,
+                        opened: false,
+                    };
+                    let sections: [&mut dyn Panel; 5] = [recipe, texture, view, export, presets];
+                    for panel in sections {
+                        section(ui, panel.title(), panel.open_by_default(), |ui| {
+                            panel.ui(ui, &mut cx)
+                        });
+                    }
+                    opened |= cx.opened;
                 });
         })
         .response;

@@ -1,6 +1,7 @@
 //! Presets panel: load a shipped preset, open or save a recipe file.
 
 use super::{Document, ERROR_RED, OK_GREEN, WARNING_AMBER};
+use super::{Panel, PanelContext};
 use crate::viewer::document::RecipeSource;
 use crate::viewer::document::unsaved::has_unsaved_edits;
 use bevy_egui::egui;
@@ -29,9 +30,26 @@ impl PresetsPanel {
         self.message = Some(message);
     }
 
-    /// Draws the panel; returns whether another recipe was opened (a new
+    /// Opens a preset name or a recipe file; a typed preset name is not a
+    /// file to save back to.
+    fn open(&mut self, name: &str, doc: &mut Document) -> bool {
+        let file = RecipeSource::file_of(name);
+        let result = load_named(name, doc, file);
+        let opened = result.is_ok();
+        self.message = Some(result);
+        opened
+    }
+}
+
+impl Panel for PresetsPanel {
+    fn title(&self) -> &'static str {
+        "Presets and files"
+    }
+
+    /// Draws the panel; opening another recipe sets `cx.opened` (a new
     /// document: the undo history starts over).
-    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document) -> bool {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PanelContext) {
+        let doc = &mut *cx.doc;
         let mut open_request = None;
         let names: Vec<&'static str> = presets::names().collect();
         ui.horizontal(|ui| {
@@ -81,7 +99,8 @@ impl PresetsPanel {
             if has_unsaved_edits(&doc.recipe, &doc.source) {
                 self.pending_open = Some(name);
             } else {
-                return self.open(&name, doc);
+                cx.opened |= self.open(&name, doc);
+                return;
             }
         }
         if let Some(name) = self.pending_open.clone() {
@@ -101,7 +120,8 @@ impl PresetsPanel {
             match answer {
                 Some(true) => {
                     self.pending_open = None;
-                    return self.open(&name, doc);
+                    cx.opened |= self.open(&name, doc);
+                    return;
                 }
                 Some(false) => self.pending_open = None,
                 None => {}
@@ -116,17 +136,6 @@ impl PresetsPanel {
             }
             None => {}
         }
-        false
-    }
-
-    /// Opens a preset name or a recipe file; a typed preset name is not a
-    /// file to save back to.
-    fn open(&mut self, name: &str, doc: &mut Document) -> bool {
-        let file = RecipeSource::file_of(name);
-        let result = load_named(name, doc, file);
-        let opened = result.is_ok();
-        self.message = Some(result);
-        opened
     }
 }
 

@@ -5,6 +5,7 @@ use super::brush::{PaintBrush, PaintTarget};
 use super::mask_ui::draw_mask;
 use super::params_ui::draw_params;
 use super::{Document, ERROR_RED, UiContext};
+use super::{Panel, PanelContext};
 use crate::viewer::document::history::HistoryAction;
 use crate::viewer::regen::check_recipe;
 use crate::viewer::render::path::gpu_display_limit;
@@ -29,39 +30,6 @@ enum ListEdit {
 }
 
 impl RecipePanel {
-    pub fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        doc: &mut Document,
-        info: &mut UiContext,
-        brush: &mut PaintBrush,
-    ) {
-        ui.horizontal(|ui| {
-            if ui
-                .add_enabled(info.can_undo, egui::Button::new("⟲ Undo"))
-                .on_hover_text("Ctrl+Z")
-                .clicked()
-            {
-                info.history_request = Some(HistoryAction::Undo);
-            }
-            if ui
-                .add_enabled(info.can_redo, egui::Button::new("⟳ Redo"))
-                .on_hover_text("Ctrl+Shift+Z or Ctrl+Y")
-                .clicked()
-            {
-                info.history_request = Some(HistoryAction::Redo);
-            }
-        });
-        size_controls(ui, &mut doc.recipe);
-        preview_controls(ui, doc, info);
-        seed_controls(ui, &mut doc.recipe);
-        ui.separator();
-        self.stage_list(ui, &mut doc.recipe, brush);
-        if let Err(message) = check_recipe(&doc.recipe) {
-            ui.colored_label(ERROR_RED, message);
-        }
-    }
-
     fn stage_list(&mut self, ui: &mut egui::Ui, recipe: &mut Recipe, brush: &mut PaintBrush) {
         let count = recipe.stages.len();
         let mut edit = None;
@@ -158,6 +126,46 @@ impl RecipePanel {
                 recipe.stages.push(StageEntry::new(stage));
             }
         });
+    }
+}
+
+impl Panel for RecipePanel {
+    fn title(&self) -> &'static str {
+        "Recipe"
+    }
+
+    fn open_by_default(&self) -> bool {
+        true
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PanelContext) {
+        let doc = &mut *cx.doc;
+        let info = &mut *cx.info;
+        let brush = &mut *cx.brush;
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(info.can_undo, egui::Button::new("⟲ Undo"))
+                .on_hover_text("Ctrl+Z")
+                .clicked()
+            {
+                info.history_request = Some(HistoryAction::Undo);
+            }
+            if ui
+                .add_enabled(info.can_redo, egui::Button::new("⟳ Redo"))
+                .on_hover_text("Ctrl+Shift+Z or Ctrl+Y")
+                .clicked()
+            {
+                info.history_request = Some(HistoryAction::Redo);
+            }
+        });
+        size_controls(ui, &mut doc.recipe);
+        preview_controls(ui, doc, info);
+        seed_controls(ui, &mut doc.recipe);
+        ui.separator();
+        self.stage_list(ui, &mut doc.recipe, brush);
+        if let Err(message) = check_recipe(&doc.recipe) {
+            ui.colored_label(ERROR_RED, message);
+        }
     }
 }
 

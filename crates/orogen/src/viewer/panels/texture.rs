@@ -8,7 +8,8 @@
 
 use super::map_rule_ui::map_rule_ui;
 use super::params_ui::draw_params;
-use super::{Document, ERROR_RED, UiContext};
+use super::{ERROR_RED, UiContext};
+use super::{Panel, PanelContext};
 use bevy_egui::egui;
 use orogen_core::params::clamp_all;
 use orogen_core::splat::{Tile, TileSet, load_tile_image};
@@ -26,7 +27,49 @@ pub struct TexturePanel {
 }
 
 impl TexturePanel {
-    pub fn ui(&mut self, ui: &mut egui::Ui, doc: &mut Document, info: &UiContext) {
+    /// A small picture of the tile image (decoded once per path).
+    fn thumbnail(&mut self, ui: &mut egui::Ui, spec: &str, base_dir: Option<PathBuf>) {
+        let key = (spec.to_string(), base_dir);
+        let handle = self.thumbnails.entry(key.clone()).or_insert_with(|| {
+            let image = load_tile_image(&key.0, key.1.as_deref()).ok()?;
+            let small = image::imageops::thumbnail(&image, THUMBNAIL_SIDE, THUMBNAIL_SIDE);
+            let rgba: Vec<u8> = small
+                .pixels()
+                .flat_map(|p| [p[0], p[1], p[2], 255])
+                .collect();
+            let colour = egui::ColorImage::from_rgba_unmultiplied(
+                [small.width() as usize, small.height() as usize],
+                &rgba,
+            );
+            Some(ui.ctx().load_texture(
+                format!("tile:{}", key.0),
+                colour,
+                egui::TextureOptions::LINEAR,
+            ))
+        });
+        match handle {
+            Some(texture) => {
+                ui.add(egui::Image::new(egui::load::SizedTexture::new(
+                    texture.id(),
+                    [18.0, 18.0],
+                )));
+            }
+            None => {
+                ui.colored_label(ERROR_RED, "!")
+                    .on_hover_text("image not readable");
+            }
+        }
+    }
+}
+
+impl Panel for TexturePanel {
+    fn title(&self) -> &'static str {
+        "Texture"
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PanelContext) {
+        let doc = &mut *cx.doc;
+        let info = &*cx.info;
         let range = final_range(info);
         let tiles = &mut doc.recipe.tiles;
         // The bands in use: resolved over the final map when auto bands are on.
@@ -123,40 +166,6 @@ impl TexturePanel {
         }
         for warning in &info.generated.warnings {
             ui.colored_label(ERROR_RED, warning);
-        }
-    }
-
-    /// A small picture of the tile image (decoded once per path).
-    fn thumbnail(&mut self, ui: &mut egui::Ui, spec: &str, base_dir: Option<PathBuf>) {
-        let key = (spec.to_string(), base_dir);
-        let handle = self.thumbnails.entry(key.clone()).or_insert_with(|| {
-            let image = load_tile_image(&key.0, key.1.as_deref()).ok()?;
-            let small = image::imageops::thumbnail(&image, THUMBNAIL_SIDE, THUMBNAIL_SIDE);
-            let rgba: Vec<u8> = small
-                .pixels()
-                .flat_map(|p| [p[0], p[1], p[2], 255])
-                .collect();
-            let colour = egui::ColorImage::from_rgba_unmultiplied(
-                [small.width() as usize, small.height() as usize],
-                &rgba,
-            );
-            Some(ui.ctx().load_texture(
-                format!("tile:{}", key.0),
-                colour,
-                egui::TextureOptions::LINEAR,
-            ))
-        });
-        match handle {
-            Some(texture) => {
-                ui.add(egui::Image::new(egui::load::SizedTexture::new(
-                    texture.id(),
-                    [18.0, 18.0],
-                )));
-            }
-            None => {
-                ui.colored_label(ERROR_RED, "!")
-                    .on_hover_text("image not readable");
-            }
         }
     }
 }

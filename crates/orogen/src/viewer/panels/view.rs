@@ -3,8 +3,9 @@
 //! droplet sliders) and a 2D preview, which a stage's painted mask is
 //! painted on ([`super::brush`]).
 
+use super::Document;
 use super::brush::PaintBrush;
-use super::{Document, UiContext};
+use super::{Panel, PanelContext};
 use crate::viewer::display_data::flow::{FlowField, OVERLAY_MAPS};
 use crate::viewer::display_data::preview::PreviewImage;
 use crate::viewer::handoff::{Generated, ShownBands};
@@ -24,51 +25,6 @@ pub struct ViewPanel {
 }
 
 impl ViewPanel {
-    pub fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        doc: &mut Document,
-        info: &UiContext,
-        brush: &mut PaintBrush,
-    ) {
-        let view = &mut doc.view;
-        ui.add(egui::Slider::new(&mut view.height_scale, 0.1..=5.0).text("height ×"))
-            .on_hover_text("Vertical exaggeration (display only; exports keep true heights)");
-        ui.horizontal(|ui| {
-            ui.checkbox(&mut view.wireframe, "wireframe")
-                .on_hover_text("Needs a GPU with line polygon mode");
-            ui.checkbox(&mut view.shadows, "shadows");
-            ui.checkbox(&mut view.water_enabled, "water")
-                .on_hover_text("One water plane at a chosen level (a sea)");
-        });
-        if view.water_enabled {
-            let (lo, hi) = water_range(info.generated);
-            ui.add(egui::Slider::new(&mut view.water_level, lo..=hi).text("water level"));
-        }
-        ui.horizontal(|ui| {
-            ui.checkbox(&mut view.flow_overlay, "overlay")
-                .on_hover_text(FLOW_OVERLAY_HELP);
-            egui::ComboBox::from_id_salt("orogen-overlay-map")
-                .selected_text(view.overlay.name())
-                .show_ui(ui, |ui| {
-                    for kind in OVERLAY_MAPS {
-                        ui.selectable_value(&mut view.overlay, kind, kind.name())
-                            .on_hover_text(kind.meaning().meaning);
-                    }
-                });
-            ui.checkbox(&mut view.lakes_and_rivers, "lakes and rivers")
-                .on_hover_text(LAKES_HELP);
-        });
-        ui.add(egui::Slider::new(&mut view.sun_azimuth, 0.0..=360.0).text("sun azimuth °"))
-            .on_hover_text("0 = north, 90 = east");
-        ui.add(egui::Slider::new(&mut view.sun_elevation, 2.0..=90.0).text("sun elevation °"));
-        ui.separator();
-        stage_picker(ui, doc);
-        ui.separator();
-        brush.controls(ui, doc);
-        self.preview(ui, doc, info.generated, info.bands, brush);
-    }
-
     fn preview(
         &mut self,
         ui: &mut egui::Ui,
@@ -121,6 +77,58 @@ impl ViewPanel {
                 ui.add(image).on_hover_text("Top-down, north up");
             }
         }
+    }
+}
+
+impl Panel for ViewPanel {
+    fn title(&self) -> &'static str {
+        "View"
+    }
+
+    fn open_by_default(&self) -> bool {
+        true
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut PanelContext) {
+        let doc = &mut *cx.doc;
+        let info = &*cx.info;
+        let brush = &mut *cx.brush;
+        let view = &mut doc.view;
+        ui.add(egui::Slider::new(&mut view.height_scale, 0.1..=5.0).text("height ×"))
+            .on_hover_text("Vertical exaggeration (display only; exports keep true heights)");
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut view.wireframe, "wireframe")
+                .on_hover_text("Needs a GPU with line polygon mode");
+            ui.checkbox(&mut view.shadows, "shadows");
+            ui.checkbox(&mut view.water_enabled, "water")
+                .on_hover_text("One water plane at a chosen level (a sea)");
+        });
+        if view.water_enabled {
+            let (lo, hi) = water_range(info.generated);
+            ui.add(egui::Slider::new(&mut view.water_level, lo..=hi).text("water level"));
+        }
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut view.flow_overlay, "overlay")
+                .on_hover_text(FLOW_OVERLAY_HELP);
+            egui::ComboBox::from_id_salt("orogen-overlay-map")
+                .selected_text(view.overlay.name())
+                .show_ui(ui, |ui| {
+                    for kind in OVERLAY_MAPS {
+                        ui.selectable_value(&mut view.overlay, kind, kind.name())
+                            .on_hover_text(kind.meaning().meaning);
+                    }
+                });
+            ui.checkbox(&mut view.lakes_and_rivers, "lakes and rivers")
+                .on_hover_text(LAKES_HELP);
+        });
+        ui.add(egui::Slider::new(&mut view.sun_azimuth, 0.0..=360.0).text("sun azimuth °"))
+            .on_hover_text("0 = north, 90 = east");
+        ui.add(egui::Slider::new(&mut view.sun_elevation, 2.0..=90.0).text("sun elevation °"));
+        ui.separator();
+        stage_picker(ui, doc);
+        ui.separator();
+        brush.controls(ui, doc);
+        self.preview(ui, doc, info.generated, info.bands, brush);
     }
 }
 

@@ -31,6 +31,7 @@ use super::handoff::{Generated, PendingUpload, ShownBands};
 use super::sampling::PreviewSampling;
 use super::schedule::{ViewerSystems, order_viewer_systems};
 use super::settings::{DisplayPath, DisplayedStage, ViewSettings};
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy::tasks::{AsyncComputeTaskPool, futures::check_ready};
 use cache::SharedPipeline;
@@ -96,22 +97,46 @@ pub fn check_recipe(recipe: &Recipe) -> Result<Recipe, String> {
 /// What the viewer suggests when a map needs more memory than allowed.
 pub const TOO_LARGE_HINT: &str = "choose a smaller size in the Recipe panel";
 
-#[allow(clippy::too_many_arguments)]
+/// What a job is asked for: the edited recipe, the stage shown, where its
+/// files are, and how the viewer draws and samples it.
+#[derive(SystemParam)]
+struct JobInputs<'w> {
+    recipe: Res<'w, EditedRecipe>,
+    stage: Res<'w, DisplayedStage>,
+    source: Res<'w, RecipeSource>,
+    path: Res<'w, DisplayPath>,
+    sampling: Res<'w, PreviewSampling>,
+}
+
+impl JobInputs<'_> {
+    /// Whether anything a job computes from changed since the last frame
+    /// (the sampling alone changes only the levels of the next job).
+    fn changed(&self) -> bool {
+        self.recipe.is_changed()
+            || self.stage.is_changed()
+            || self.source.is_changed()
+            || self.path.is_changed()
+    }
+}
+
 fn start_job_on_edit(
-    recipe: Res<EditedRecipe>,
-    stage: Res<DisplayedStage>,
-    source: Res<RecipeSource>,
-    path: Res<DisplayPath>,
-    sampling: Res<PreviewSampling>,
+    inputs: JobInputs,
     pipeline: Res<SharedPipeline>,
     (flow, water): (Res<FlowWanted>, Res<WaterWanted>),
     mut job: ResMut<RegenJob>,
     mut generated: ResMut<Generated>,
     mut bands: ResMut<ShownBands>,
 ) {
-    if !(recipe.is_changed() || stage.is_changed() || source.is_changed() || path.is_changed()) {
+    if !inputs.changed() {
         return;
     }
+    let JobInputs {
+        recipe,
+        stage,
+        source,
+        path,
+        sampling,
+    } = inputs;
     let recipe = match check_recipe(&recipe.0) {
         Ok(recipe) => recipe,
         Err(message) => {

@@ -2,6 +2,7 @@
 //! whose mesh and texture are swapped in place from what the job built,
 //! and whose texture follows the flow overlay without a job.
 
+use super::assets::TerrainAssets;
 use crate::viewer::camera::TerrainBounds;
 use crate::viewer::display_data::cpu::cpu_terrain_image;
 use crate::viewer::handoff::{Generated, PendingUpload};
@@ -41,18 +42,20 @@ struct TerrainHandles {
     material: Handle<StandardMaterial>,
 }
 
-#[allow(clippy::too_many_arguments)]
 fn upload_terrain(
     mut commands: Commands,
     mut upload: ResMut<PendingUpload>,
     generated: Res<Generated>,
     handles: Option<Res<TerrainHandles>>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut images: ResMut<Assets<Image>>,
-    mut materials: ResMut<Assets<StandardMaterial>>,
+    assets: TerrainAssets<StandardMaterial>,
     mut bounds: ResMut<TerrainBounds>,
     view: Res<ViewSettings>,
 ) {
+    let TerrainAssets {
+        mut meshes,
+        mut images,
+        mut materials,
+    } = assets;
     match handles {
         Some(handles) => {
             // A job brings both; switching the flow overlay only a texture.

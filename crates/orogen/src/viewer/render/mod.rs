@@ -4,6 +4,7 @@
 //! and lakes and rivers as water ([`water`]). Reads the handoff
 //! resources; never starts a job.
 
+pub mod assets;
 pub mod cpu_terrain;
 pub mod gpu_terrain;
 pub mod path;

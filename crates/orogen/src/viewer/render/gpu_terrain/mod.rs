@@ -13,6 +13,7 @@
 
 pub mod material;
 
+use super::assets::TerrainAssets;
 use crate::viewer::camera::{FlyCamera, TerrainBounds};
 use crate::viewer::display_data::flow::FlowField;
 use crate::viewer::display_data::gpu::{HeightUpload, SplatGrid};
@@ -25,6 +26,7 @@ use crate::viewer::settings::{DisplayPath, ViewSettings};
 use bevy::asset::{RenderAssetUsages, embedded_asset};
 use bevy::camera::primitives::{Aabb, Frustum};
 use bevy::camera::visibility::NoAutoAabb;
+use bevy::ecs::system::SystemParam;
 use bevy::mesh::{Indices, PrimitiveTopology};
 use bevy::prelude::*;
 use material::{
@@ -135,17 +137,19 @@ fn patch_mesh(quads: u32) -> Mesh {
     .with_inserted_indices(Indices::U32(indices))
 }
 
-#[allow(clippy::too_many_arguments)]
 fn upload_heights(
     mut commands: Commands,
     mut upload: ResMut<PendingUpload>,
     terrain: Option<ResMut<GpuTerrain>>,
-    mut images: ResMut<Assets<Image>>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    mut materials: ResMut<Assets<TerrainMaterial>>,
+    assets: TerrainAssets<TerrainMaterial>,
     generated: Res<Generated>,
     mut bounds: ResMut<TerrainBounds>,
 ) {
+    let TerrainAssets {
+        mut meshes,
+        mut images,
+        mut materials,
+    } = assets;
     let Some(heights) = upload.heights.take() else {
         return;
     };
@@ -336,21 +340,39 @@ fn update_material(
     }
 }
 
+/// The pooled patch entities, placed each frame.
+type PatchQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static mut Transform,
+        &'static mut Aabb,
+        &'static mut Visibility,
+    ),
+    (With<TerrainPatch>, Without<FlyCamera>),
+>;
+
+/// What a selection of patches reports: how many, and for which eye.
+#[derive(SystemParam)]
+struct SelectionReport<'w> {
+    stats: ResMut<'w, LodStats>,
+    eye: ResMut<'w, SelectionEye>,
+}
+
 /// Selects the patches for the camera and places the pooled entities.
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn place_patches(
     mut commands: Commands,
     terrain: Option<ResMut<GpuTerrain>>,
     view: Res<ViewSettings>,
     path: Res<DisplayPath>,
     camera: Query<&Transform, With<FlyCamera>>,
-    mut patches: Query<
-        (&mut Transform, &mut Aabb, &mut Visibility),
-        (With<TerrainPatch>, Without<FlyCamera>),
-    >,
-    mut stats: ResMut<LodStats>,
-    mut selection_eye: ResMut<SelectionEye>,
+    mut patches: PatchQuery,
+    report: SelectionReport,
 ) {
+    let SelectionReport {
+        mut stats,
+        eye: mut selection_eye,
+    } = report;
     let Some(mut terrain) = terrain else {
         return;
     };
