@@ -85,8 +85,7 @@ fn cli_recipe(preset: &str) -> Result<Recipe, String> {
     let (mut recipe, _) = load_recipe(preset).map_err(|e| format!("{preset}: {e}"))?;
     let (width, height) = recipe.sampling_for(SIDE);
     recipe.set_sampling(width, height);
-    check_runnable(&mut recipe, default_memory_limit(), "golden export")
-        .map_err(|e| format!("{preset}: {e}"))?;
+    check_runnable(&mut recipe, default_memory_limit()).map_err(|e| format!("{preset}: {e}"))?;
     Ok(recipe)
 }
 

@@ -115,7 +115,7 @@ fn a_recipe_file_that_does_not_parse_names_the_file() {
     std::fs::write(&path, "(seed: 1,").expect("the file is written");
     let err = load_recipe(&path.to_string_lossy()).unwrap_err();
     assert!(
-        matches!(&err, LoadError::Recipe { path: p, source: RecipeError::Syntax(_) } if *p == path),
+        matches!(&err, LoadError::Recipe { path: p, source: RecipeError::Syntax { line: 1, column: 9, .. } } if *p == path),
         "{err:?}"
     );
     assert_eq!(
@@ -130,12 +130,15 @@ fn a_recipe_file_that_does_not_parse_names_the_file() {
 #[test]
 fn too_large_is_its_own_kind_with_the_front_ends_hint() {
     let (mut recipe, _) = load_recipe("default").expect("the default preset loads");
-    let err = check_runnable(&mut recipe, 1 << 20, "the hint").unwrap_err();
-    assert!(matches!(err, RecipeError::TooLarge(_)), "{err:?}");
-    assert!(err.to_string().ends_with("MiB (the hint)"), "{err}");
+    let err = check_runnable(&mut recipe, 1 << 20).unwrap_err();
+    assert!(matches!(err, RecipeError::TooLarge { .. }), "{err:?}");
+    assert!(
+        err.with_remedy("the hint").ends_with("MiB (the hint)"),
+        "{err}"
+    );
     let (mut recipe, _) = load_recipe("default").expect("the default preset loads");
     recipe.width = 1;
-    let err = check_runnable(&mut recipe, 1 << 40, "the hint").unwrap_err();
+    let err = check_runnable(&mut recipe, 1 << 40).unwrap_err();
     assert!(matches!(err, RecipeError::Invalid(_)), "{err:?}");
     assert_eq!(
         err.to_string(),
@@ -185,7 +188,7 @@ fn cancelled_is_a_variant_not_a_message() {
     assert_eq!(StageError::Cancelled.to_string(), "cancelled");
     assert_ne!(
         StageError::Cancelled,
-        StageError::Failed("cancelled".into()),
+        StageError::Import(orogen_core::ImportError::Invalid("cancelled".into())),
         "a stage's message that reads \"cancelled\" is not a cancel"
     );
 }

@@ -357,9 +357,7 @@ pub fn export_map(
         timings.push(("splat", millis_since(start)));
         let stats = map.stats();
         let effective = recipe.tiles.effective(stats.min, stats.max);
-        tiles_json = Some(
-            serde_json::to_value(&effective.tiles).map_err(|e| EncodeError::Json(e.to_string()))?,
-        );
+        tiles_json = Some(serde_json::to_value(&effective.tiles).map_err(EncodeError::Json)?);
     }
     let mut maps_json = None;
     if !request.maps.is_empty() {
@@ -506,8 +504,7 @@ pub fn add_sidecar(
         window: extras.window,
         recipe,
     };
-    let json =
-        serde_json::to_string_pretty(&sidecar).map_err(|e| EncodeError::Json(e.to_string()))?;
+    let json = serde_json::to_string_pretty(&sidecar).map_err(EncodeError::Json)?;
     bundle.add("heightmap.json", json.into_bytes());
     Ok(())
 }

@@ -180,20 +180,11 @@ pub struct RawLayout {
 }
 
 /// Validates `recipe` and checks its estimated memory against
-/// `memory_limit` bytes. `too_large_hint` ends the message when the map
-/// is too large: how this front end raises the limit or shrinks the map.
-pub fn check_runnable(
-    recipe: &mut Recipe,
-    memory_limit: u64,
-    too_large_hint: &str,
-) -> Result<(), RecipeError> {
+/// `memory_limit` bytes. A front end shows a map too large with its own
+/// remedy ([`RecipeError::with_remedy`]).
+pub fn check_runnable(recipe: &mut Recipe, memory_limit: u64) -> Result<(), RecipeError> {
     recipe.validate()?;
-    recipe.check_memory(memory_limit).map_err(|e| match e {
-        RecipeError::TooLarge(message) => {
-            RecipeError::TooLarge(format!("{message} ({too_large_hint})"))
-        }
-        other => other,
-    })
+    recipe.check_memory(memory_limit)
 }
 
 #[cfg(test)]
@@ -225,10 +216,16 @@ mod tests {
     #[test]
     fn too_large_names_the_front_ends_remedy_only() {
         let (mut recipe, _) = load_recipe("default").expect("the default preset loads");
-        let err = check_runnable(&mut recipe, 1 << 20, "choose a smaller size").unwrap_err();
-        assert!(matches!(err, RecipeError::TooLarge(_)), "{err:?}");
-        let err = err.to_string();
-        assert!(err.ends_with("(choose a smaller size)"), "{err}");
-        assert!(!err.contains("--memory-limit"), "{err}");
+        let err = check_runnable(&mut recipe, 1 << 20).unwrap_err();
+        assert!(
+            matches!(err, RecipeError::TooLarge { width: 513, height: 513, limit_bytes, .. } if limit_bytes == 1 << 20),
+            "{err:?}"
+        );
+        let message = err.with_remedy("choose a smaller size");
+        assert!(
+            message.ends_with("MiB (choose a smaller size)"),
+            "{message}"
+        );
+        assert!(!message.contains("--"), "{message}");
     }
 }

@@ -84,8 +84,7 @@ pub fn add_map_files(
         bundle.add(kind.meaning().file, file?);
         meanings.push(kind.meaning());
     }
-    let mut value =
-        serde_json::to_value(&meanings).map_err(|e| EncodeError::Json(e.to_string()))?;
+    let mut value = serde_json::to_value(&meanings).map_err(EncodeError::Json)?;
     if let (Some(sea), Some(list)) = (settings.sea_level, value.as_array_mut()) {
         for entry in list {
             entry["sea_level"] = serde_json::json!(sea);

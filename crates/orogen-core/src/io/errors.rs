@@ -221,8 +221,8 @@ fn format_names() -> String {
 }
 
 /// A file that could not be encoded: sizes the format cannot hold, or
-/// an encoder's own failure (its message kept as text).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// an encoder's own failure (its error kept as the source).
+#[derive(Debug, thiserror::Error)]
 pub enum EncodeError {
     /// A PNG side of 0 or past 2³² − 1 pixels.
     #[error("PNG size {width}x{height}: each side needs 1 to 2^32-1 pixels")]
@@ -252,7 +252,7 @@ pub enum EncodeError {
     PngColor(ExtendedColorType),
     /// The deflate encoder failed.
     #[error("PNG compression failed: {0}")]
-    PngCompression(String),
+    PngCompression(&'static str),
     /// The deflate encoder did not take all of its input.
     #[error("PNG compression stopped short of its input")]
     PngCompressionIncomplete,
@@ -266,7 +266,7 @@ pub enum EncodeError {
     },
     /// The OpenEXR encoder failed.
     #[error("OpenEXR encoding failed: {0}")]
-    Exr(String),
+    Exr(#[source] exr::error::Error),
     /// A map side past what a TIFF holds.
     #[error("{width}x{height} is too large for a TIFF")]
     TiffSize {
@@ -277,10 +277,10 @@ pub enum EncodeError {
     },
     /// The TIFF encoder failed.
     #[error("TIFF encoding failed: {0}")]
-    Tiff(String),
+    Tiff(#[source] tiff::TiffError),
     /// The glTF JSON document could not be written.
     #[error("glTF JSON: {0}")]
-    GltfJson(String),
+    GltfJson(#[source] serde_json::Error),
     /// The GLB file would pass glTF's 4 GiB limit.
     #[error(
         "mesh glb: the file would be {} MiB, over glTF's 4 GiB limit; choose a smaller mesh size",
@@ -292,7 +292,7 @@ pub enum EncodeError {
     },
     /// The sidecar's JSON could not be written.
     #[error("{0}")]
-    Json(String),
+    Json(#[source] serde_json::Error),
 }
 
 impl EncodeError {

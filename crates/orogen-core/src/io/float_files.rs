@@ -92,7 +92,7 @@ pub fn encode_exr(values: &[f32], width: usize, flip_y: bool) -> Result<Vec<u8>,
     Image::from_layer(layer)
         .write()
         .to_buffered(Cursor::new(&mut out))
-        .map_err(|e| EncodeError::Exr(e.to_string()))?;
+        .map_err(EncodeError::Exr)?;
     Ok(out)
 }
 
@@ -110,7 +110,7 @@ pub fn encode_tiff_f32(values: &[f32], width: usize, flip_y: bool) -> Result<Vec
         .and_then(|mut encoder| {
             encoder.write_image::<Gray32Float>(w, h, &in_row_order(values, width, flip_y))
         })
-        .map_err(|e| EncodeError::Tiff(e.to_string()))?;
+        .map_err(EncodeError::Tiff)?;
     Ok(out)
 }
 
@@ -394,10 +394,10 @@ mod tests {
 
     #[test]
     fn rows_must_be_whole() {
-        assert_eq!(
+        assert!(matches!(
             encode_exr(&[1.0, 2.0, 3.0], 2, false),
             Err(EncodeError::FloatRows { len: 3, width: 2 })
-        );
+        ));
         assert!(encode_tiff_f32(&[], 2, false).is_err());
         assert!(encode_tiff_f32(&[1.0], 0, false).is_err());
     }

@@ -441,6 +441,15 @@ pub enum ImportError {
         /// The operating system's error message.
         reason: String,
     },
+    /// An import that names no file.
+    #[error("no file chosen")]
+    NoFile,
+    /// One of the RAW16 sizes given without the other.
+    #[error("give both raw_width and raw_height, or neither")]
+    RawSizeHalfGiven,
+    /// A file of no samples.
+    #[error("empty image")]
+    Empty,
     /// The file is not a usable heightmap (bad format, size or dimensions).
     #[error("{0}")]
     Invalid(String),

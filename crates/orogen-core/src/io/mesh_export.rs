@@ -378,9 +378,7 @@ pub fn encode_glb(mesh: &MeshData, texture_png: Option<&[u8]>) -> Result<Vec<u8>
         name: None,
     });
     root.scene = Some(scene);
-    let json = root
-        .to_vec()
-        .map_err(|e| EncodeError::GltfJson(e.to_string()))?;
+    let json = root.to_vec().map_err(EncodeError::GltfJson)?;
     glb_container(json, &glb.bin)
 }
 

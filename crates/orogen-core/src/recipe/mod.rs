@@ -335,12 +335,13 @@ impl Params for Header<'_> {
 impl Recipe {
     /// Parses and validates RON text. Errors are one line naming the field.
     pub fn from_ron(text: &str) -> Result<Recipe, RecipeError> {
-        let mut recipe: Recipe = ron_options().from_str(text).map_err(|e| {
-            RecipeError::Syntax(format!(
-                "line {}, column {}: {}",
-                e.span.start.line, e.span.start.col, e.code
-            ))
-        })?;
+        let mut recipe: Recipe = ron_options()
+            .from_str(text)
+            .map_err(|e| RecipeError::Syntax {
+                line: e.span.start.line,
+                column: e.span.start.col,
+                reason: e.code,
+            })?;
         recipe.validate()?;
         Ok(recipe)
     }
@@ -352,7 +353,7 @@ impl Recipe {
             .extensions(Extensions::UNWRAP_VARIANT_NEWTYPES | Extensions::IMPLICIT_SOME);
         ron_options()
             .to_string_pretty(self, pretty)
-            .map_err(|e| RecipeError::Save(e.to_string()))
+            .map_err(RecipeError::Save)
     }
 
     /// Checks every range and relation; the error names the field.
@@ -466,14 +467,13 @@ impl Recipe {
     pub fn check_memory(&self, limit: u64) -> Result<(), RecipeError> {
         let need = self.estimated_peak_bytes();
         if need > limit {
-            return Err(RecipeError::TooLarge(format!(
-                "a {}x{} map with {} stages needs about {} MiB, over the limit of {} MiB",
-                self.width,
-                self.height,
-                self.stages.len(),
-                need >> 20,
-                limit >> 20
-            )));
+            return Err(RecipeError::TooLarge {
+                width: self.width,
+                height: self.height,
+                stages: self.stages.len(),
+                need_bytes: need,
+                limit_bytes: limit,
+            });
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 
 use super::{StageContext, StageError, StageOp};
 use crate::heightmap::Heightmap;
-use crate::io::height_files::{ByteOrder, ImportFormat};
+use crate::io::height_files::{ByteOrder, ImportError, ImportFormat};
 use crate::io::import::read_heightmap_file;
 use crate::io::sidecar::find_sidecar;
 use crate::params::{ParamVisitor, Params, Span, visit_choice};
@@ -99,16 +99,14 @@ impl Import {
     /// Reads the file as a map at its own size, plus warnings.
     pub fn load(&self, ctx: &StageContext) -> Result<(Heightmap, Vec<String>), StageError> {
         if self.path.trim().is_empty() {
-            return Err(StageError::Failed("no file chosen".into()));
+            return Err(ImportError::NoFile.into());
         }
         let path = self.resolved_path(ctx);
         let raw_size = match (self.raw_width, self.raw_height) {
             (Some(w), Some(h)) => Some((w as usize, h as usize)),
             (None, None) => None,
             _ => {
-                return Err(StageError::Failed(
-                    "give both raw_width and raw_height, or neither".into(),
-                ));
+                return Err(ImportError::RawSizeHalfGiven.into());
             }
         };
         let sidecar = if self.use_sidecar {
@@ -167,8 +165,7 @@ impl Import {
                 .collect();
             data = rows.concat();
         }
-        let map = Heightmap::from_vec(width, height, data)
-            .ok_or_else(|| StageError::Failed("empty image".into()))?;
+        let map = Heightmap::from_vec(width, height, data).ok_or(ImportError::Empty)?;
         Ok((map, imported.warnings))
     }
 }

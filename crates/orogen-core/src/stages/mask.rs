@@ -136,13 +136,12 @@ impl StageMask {
             MaskSource::Flow => drainage_area(map, cell_size, None),
             MaskSource::Lakes => lake_depths(map, None),
             MaskSource::Image(path) => {
-                let grey = image_weights(path, base_dir, map.width(), map.height())
-                    .map_err(StageError::Failed)?;
+                let grey = image_weights(path, base_dir, map.width(), map.height())?;
                 return Ok(grey.into_iter().map(|w| self.flip(w)).collect());
             }
             MaskSource::Painted(mask) => {
                 let image = painted::resolve(mask, base_dir)
-                    .map_err(|e| StageError::Failed(e.to_string()))?;
+                    .map_err(|e| StageError::PaintedMask(std::sync::Arc::new(e)))?;
                 let grey = image.weights(map.width(), map.height());
                 return Ok(grey.into_iter().map(|w| self.flip(w)).collect());
             }
@@ -221,16 +220,20 @@ fn image_weights(
     base_dir: Option<&Path>,
     width: usize,
     height: usize,
-) -> Result<Vec<f32>, String> {
+) -> Result<Vec<f32>, StageError> {
     if path.trim().is_empty() {
-        return Err("mask image: no path given".into());
+        return Err(StageError::NoMaskImage);
     }
     let full = match base_dir {
         Some(base) if Path::new(path).is_relative() => base.join(path),
         _ => Path::new(path).to_path_buf(),
     };
+    let unreadable = |reason: String| StageError::MaskImage {
+        path: full.display().to_string(),
+        reason,
+    };
     let image = image::open(&full)
-        .map_err(|e| format!("mask image {}: {e}", full.display()))?
+        .map_err(|e| unreadable(e.to_string()))?
         .into_luma16();
     let (iw, ih) = (image.width() as usize, image.height() as usize);
     let grey: Vec<f32> = image
@@ -238,8 +241,7 @@ fn image_weights(
         .into_iter()
         .map(|v| f32::from(v) / 65535.0)
         .collect();
-    let grid = Heightmap::from_vec(iw, ih, grey)
-        .ok_or_else(|| format!("mask image {}: empty", full.display()))?;
+    let grid = Heightmap::from_vec(iw, ih, grey).ok_or_else(|| unreadable("empty".into()))?;
     let mut out = Vec::with_capacity(width * height);
     for y in 0..height {
         let gy = y as f32 * (ih - 1) as f32 / (height.max(2) - 1) as f32;

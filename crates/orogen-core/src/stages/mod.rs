@@ -179,10 +179,48 @@ pub enum StageError {
         "needs the whole world's height range before it; run the barrier phase and pass its facts"
     )]
     MissingWorldRange,
-    /// The stage cannot run with its parameters or input; the message
-    /// says why.
+    /// Fluvial erosion with every edge closed and no sea: water has
+    /// nowhere to go.
+    #[error("no water can leave the map: let at least one edge drain or turn the sea on")]
+    NoOutlet,
+    /// A window smaller than one erosion block with its halo.
+    #[error(
+        "the window {width}x{height} is smaller than one erosion block with its halo ({block_cells} cells)"
+    )]
+    WindowBelowBlock {
+        /// The window's cells west to east.
+        width: usize,
+        /// North to south.
+        height: usize,
+        /// One block with its halo, a side.
+        block_cells: usize,
+    },
+    /// A map of a stage run by blocks that a block cannot compute from
+    /// its own cells (only a map by height can).
+    #[error(
+        "fluvial erosion's {map}: only a map by height can be eroded by blocks (worlds of more than block_size cells a side); set block_size to 0 or use a height map"
+    )]
+    MapNotByHeight {
+        /// The map's field (`uplift_map`, `hardness_map`).
+        map: &'static str,
+    },
+    /// A mask by image that names no file.
+    #[error("mask image: no path given")]
+    NoMaskImage,
+    /// A mask image that could not be read.
+    #[error("mask image {path}: {reason}")]
+    MaskImage {
+        /// The file, as resolved.
+        path: String,
+        /// What the image reader said.
+        reason: String,
+    },
+    /// A painted mask that could not be found or read (its own message).
     #[error("{0}")]
-    Failed(String),
+    PaintedMask(std::sync::Arc<crate::stages::mask::painted::PaintedMaskError>),
+    /// A broken invariant of the stage's own code: a bug to report.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
 }
 
 /// Whether every cell of `row` is finite: a branch-free pass that

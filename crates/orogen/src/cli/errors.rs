@@ -95,6 +95,9 @@ pub fn load_error(error: LoadError) -> String {
     }
 }
 
+/// How the command line raises the memory limit a map is over.
+pub(crate) const MEMORY_REMEDY: &str = "raise it with --memory-limit";
+
 #[cfg(test)]
 mod tests {
     use super::*;

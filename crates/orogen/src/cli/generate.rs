@@ -1,6 +1,7 @@
 //! `orogen generate`: the whole map, or one window of it ([`super::facts`]).
 
 use super::args::*;
+use super::errors::MEMORY_REMEDY;
 use super::facts::generate_window;
 use orogen_core::bake::{
     ExportRequest, RawLayout, check_runnable, export_map, load_recipe, preset_shadows_file,
@@ -96,8 +97,7 @@ pub fn generate_whole(args: &GenerateArgs, prepared: PreparedGenerate) -> Result
         engine,
         limit,
     } = prepared;
-    check_runnable(&mut recipe, limit, "raise it with --memory-limit")
-        .map_err(|e| e.to_string())?;
+    check_runnable(&mut recipe, limit).map_err(|e| e.with_remedy(MEMORY_REMEDY))?;
     let mut request = export_request(args, &recipe, engine)?;
     if let Some((tw, th)) = request.texture {
         let need = recipe.estimated_peak_bytes()

@@ -590,9 +590,9 @@ impl StageOp for DiamondSquare {
             ctx.output_finite = Some(!overflowed.load(Ordering::Relaxed));
             return Ok(());
         }
-        let lattice = Heightmap::from_vec(side, side, grid).ok_or_else(|| {
-            StageError::Failed("diamond-square lattice has the wrong size".into())
-        })?;
+        let lattice = Heightmap::from_vec(side, side, grid).ok_or(StageError::Internal(
+            "diamond-square lattice has the wrong size",
+        ))?;
         let mut row_values = vec![0.0f32; w];
         for y in 0..h {
             for (x, v) in row_values.iter_mut().enumerate() {

@@ -482,7 +482,7 @@ impl StageOp for HydraulicErosion {
             .map(|(a, b)| a - b)
             .collect();
         let change = Heightmap::from_vec(sim_w, sim_h, change)
-            .ok_or_else(|| StageError::Failed("erosion change has the wrong size".into()))?
+            .ok_or(StageError::Internal("erosion change has the wrong size"))?
             .resized(w, h);
         map.data_mut()
             .par_iter_mut()

@@ -116,12 +116,11 @@ impl FluvialErosion {
             rows: ay.inside(here.y),
         };
         if last.cols.is_empty() || last.rows.is_empty() {
-            return Err(StageError::Failed(format!(
-                "the window {}x{} is smaller than one erosion block with its halo ({} cells)",
-                w.width,
-                w.height,
-                ax.computed(0).len()
-            )));
+            return Err(StageError::WindowBelowBlock {
+                width: w.width,
+                height: w.height,
+                block_cells: ax.computed(0).len(),
+            });
         }
         let plan = self.plan(levels, first, last);
         let coarse_dims = levels[0];

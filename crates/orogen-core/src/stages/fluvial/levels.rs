@@ -195,9 +195,7 @@ impl FluvialErosion {
             }
             let blocks = &plan[k - first];
             let Some(b) = below.as_ref() else {
-                return Err(StageError::Failed(
-                    "no coarse level below the blocks".into(),
-                ));
+                return Err(StageError::Internal("no coarse level below the blocks"));
             };
             let block = self.block_size as usize;
             let (ax, ay) = blocks.axes(block);
@@ -232,7 +230,7 @@ impl FluvialErosion {
         }
         below
             .map(|top| (top.rect, top.eroded))
-            .ok_or_else(|| StageError::Failed("no levels to erode".into()))
+            .ok_or(StageError::Internal("no levels to erode"))
     }
 }
 

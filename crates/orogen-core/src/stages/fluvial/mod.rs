@@ -585,9 +585,7 @@ impl FluvialErosion {
             if let Some(mask) = mask
                 && mask.source != MaskSource::Height
             {
-                return Err(StageError::Failed(format!(
-                    "fluvial erosion's {name}: only a map by height can be eroded by blocks (worlds of more than block_size cells a side); set block_size to 0 or use a height map"
-                )));
+                return Err(StageError::MapNotByHeight { map: name });
             }
         }
         Ok(())
@@ -692,9 +690,7 @@ impl StageOp for FluvialErosion {
 
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         if !self.outlets().any() {
-            return Err(StageError::Failed(
-                "no water can leave the map: let at least one edge drain or turn the sea on".into(),
-            ));
+            return Err(StageError::NoOutlet);
         }
         let place = ctx.window_of(map);
         if place.world_width < 3 || place.world_height < 3 {

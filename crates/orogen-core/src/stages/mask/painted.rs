@@ -98,6 +98,14 @@ pub enum PaintedMaskError {
     },
 }
 
+/// Two errors are equal when they say the same (the operating system's
+/// errors have no equality of their own).
+impl PartialEq for PaintedMaskError {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
 /// A grey image over the world: 0 keeps the input, 65535 takes the
 /// stage's output. Row-major, north row first; its corner pixels sit on
 /// the world's corners.

@@ -89,8 +89,8 @@ impl Plugin for RegenerationPlugin {
 /// has no memory-limit option to raise.
 pub fn check_recipe(recipe: &Recipe) -> Result<Recipe, String> {
     let mut checked = recipe.clone();
-    check_runnable(&mut checked, default_memory_limit(), TOO_LARGE_HINT)
-        .map_err(|e| e.to_string())?;
+    check_runnable(&mut checked, default_memory_limit())
+        .map_err(|e| e.with_remedy(TOO_LARGE_HINT))?;
     Ok(checked)
 }
 
