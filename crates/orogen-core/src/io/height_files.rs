@@ -222,6 +222,12 @@ impl Default for HeightFormats {
 }
 
 impl HeightFormats {
+    /// Whether any of the files is 16-bit (RAW16, PNG): those scale by the
+    /// height range, which windows of one world must share.
+    pub fn writes_16_bit(self) -> bool {
+        self.contains(HeightFormat::R16) || self.contains(HeightFormat::Png)
+    }
+
     /// The set holding exactly `formats`.
     pub fn of(formats: &[HeightFormat]) -> Self {
         HeightFormats {

@@ -27,6 +27,7 @@
 //! [`StageOp::input_window`]: crate::stages::StageOp::input_window
 
 pub mod facts;
+pub mod farm;
 /// Windows and their place in the world (also [`crate::world_window`]).
 pub use crate::world_window as grid;
 

@@ -7,7 +7,7 @@ use clap::Args;
 use orogen_core::bake::{export_map, load_recipe};
 use orogen_core::io::atomic::write_atomic;
 use orogen_core::io::engines::{Engine, ImportSettings};
-use orogen_core::io::height_files::{HeightFormat, HeightFormats};
+
 use orogen_core::params::Span;
 use orogen_core::recipe::{Recipe, default_memory_limit};
 use orogen_core::window::{
@@ -165,12 +165,6 @@ pub fn facts_command(args: &FactsArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether the export writes 16-bit height files (which need one height
-/// range for the whole world so that windows stitch).
-pub fn writes_16_bit(formats: HeightFormats) -> bool {
-    formats.contains(HeightFormat::R16) || formats.contains(HeightFormat::Png)
-}
-
 /// Runs `orogen generate --window`: the recipe over one window, exported
 /// like a whole map, its sidecar saying where the window lies. Everything
 /// is checked before any work, so a bad window writes nothing.
@@ -217,7 +211,7 @@ pub fn generate_window(
                  run `orogen plan` for the world (it runs the facts phases) and pass its DIR/facts.json with --facts"
             ));
         }
-        if writes_16_bit(request.formats)
+        if request.formats.writes_16_bit()
             && args.height_range.is_none()
             && final_range(&recipe, &facts).is_none()
         {
