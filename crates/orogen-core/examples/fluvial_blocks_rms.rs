@@ -5,7 +5,7 @@
 //!
 //!     cargo run --release -p orogen-core --example fluvial_blocks_rms -- 513,1025,2049 1024,512
 
-use orogen_core::heightmap::Heightmap;
+use orogen_core::Heightmap;
 use orogen_core::presets;
 use orogen_core::recipe::Recipe;
 use orogen_core::run_once;

@@ -31,7 +31,8 @@
 //! - [`maps`]: maps derived for display (the drainage network overlay);
 //! - [`io`]: height files, the sidecar, atomic bundles, tiled and mesh export;
 //! - [`bake`]: load → run → export to files, shared by the command line and the viewer;
-//! - [`simd`]: why the vectorised kernels give the same bytes on every CPU.
+//! - the vectorised kernels give the same bytes on every CPU: each has a
+//!   plain copy it is checked against bit for bit (`simd.rs`).
 //!
 //! Every fallible function returns a typed error a caller can match
 //! ([`LoadError`], [`RecipeError`], [`PipelineError`] and [`StageError`],
@@ -40,10 +41,8 @@
 
 #![warn(missing_docs)]
 
+// What a program using orogen reaches for.
 pub mod bake;
-mod executor;
-pub mod heightmap;
-pub mod hugepages;
 pub mod hydro;
 pub mod io;
 pub mod maps;
@@ -57,14 +56,20 @@ pub mod presets;
 pub mod recipe;
 pub mod rng;
 pub mod sampling;
-pub mod simd;
 pub mod splat;
 pub mod stages;
 pub mod window;
-pub mod world_window;
+
+// The plumbing: its public names are re-exported below or by the
+// modules above.
+mod executor;
+mod heightmap;
+mod hugepages;
+mod simd;
+mod world_window;
 
 pub use bake::LoadError;
-pub use heightmap::Heightmap;
+pub use heightmap::{HeightStats, Heightmap};
 pub use io::height_files::ImportError;
 pub use io::{EncodeError, ExportError, OptionError, UserOption};
 pub use params::ParamError;
@@ -73,3 +78,4 @@ pub use recipe::legacy::LegacyError;
 pub use recipe::{MapSlot, Recipe, RecipeError, StageEntry};
 pub use splat::{SplatError, TileImageError};
 pub use stages::{Stage, StageError};
+pub use world_window::{Window, WindowError, WorldWindow};

@@ -9,7 +9,7 @@
 //! are zeroed by the kernel on first touch: at 1025² that was a sixth of
 //! the whole run. Kept in one heap, freed buffers are reused instead, and
 //! buffers that are filled whole are taken uninitialised
-//! ([`huge_capacity`](super::hugepages::huge_capacity)), so reuse costs
+//! (huge pages rounded up), so reuse costs
 //! nothing. Only how memory is obtained changes, never any value.
 
 /// Tunes the allocator once, before the first large allocation: the

@@ -6,7 +6,7 @@
 //! level (65 cells), so that at 513² two levels run by blocks (257² in
 //! 2 × 2 blocks, 513² in 4 × 4) and the test stays quick.
 
-use orogen_core::heightmap::Heightmap;
+use orogen_core::Heightmap;
 use orogen_core::presets;
 use orogen_core::recipe::Recipe;
 use orogen_core::run_once;

@@ -2,7 +2,7 @@
 //! of the whole-map run, bit for bit, given the barrier facts gathered
 //! from windows that cover the map.
 
-use orogen_core::heightmap::Heightmap;
+use orogen_core::Heightmap;
 use orogen_core::presets;
 use orogen_core::recipe::Recipe;
 use orogen_core::run_once;

@@ -143,7 +143,7 @@ pub struct Octaves {
 
 /// Fractal Brownian motion over one row: octaves summed with amplitudes
 /// `persistence^i`, normalised by their sum to about ±1. Compiled for AVX2
-/// too; see [`crate::simd`].
+/// too; see `simd.rs`.
 #[multiversion::multiversion(targets("x86_64+avx2"))]
 pub fn fbm_row(
     lattices: &[PerlinLattice],
@@ -198,7 +198,7 @@ fn fbm_row_body(
 
 /// Ridged multifractal (Musgrave's, as in the `noise` crate): each octave
 /// is `(1 - |n|)²` weighted by the previous octave, mapped to about ±1.
-/// Compiled for AVX2 too; see [`crate::simd`].
+/// Compiled for AVX2 too; see `simd.rs`.
 #[multiversion::multiversion(targets("x86_64+avx2"))]
 pub fn ridged_row(
     lattices: &[PerlinLattice],

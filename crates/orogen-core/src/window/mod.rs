@@ -28,8 +28,10 @@
 
 pub mod facts;
 pub mod farm;
-/// Windows and their place in the world (also [`crate::world_window`]).
-pub use crate::world_window as grid;
+/// Windows and their place in the world.
+pub mod grid {
+    pub use crate::world_window::{Window, WindowError, WorldWindow};
+}
 
 pub use facts::{FactsError, StageFacts, WorldFacts};
 pub use grid::{Window, WindowError, WorldWindow};

@@ -166,7 +166,7 @@ pub(super) fn unregister(temp: &Path) {
 
 /// Removes every temporary file this process is writing, with its owner
 /// lock files, and refuses to create new ones from then on: every later
-/// [`write_atomic`] fails with [`io::ErrorKind::Interrupted`]. Meant to be called once, just before
+/// [`write_atomic`](super::write_atomic) fails with [`io::ErrorKind::Interrupted`]. Meant to be called once, just before
 /// the process exits on Ctrl+C; final files already renamed into place
 /// are left alone (each is whole), and folders this process created are
 /// removed when that leaves them empty. Returns how many files were
