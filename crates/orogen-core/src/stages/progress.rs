@@ -29,6 +29,9 @@ pub struct Progress<'a> {
     pub range: RangeInclusive<f64>,
     /// One click of − or + as a share of the value (0: one unit).
     pub click_share: f64,
+    /// What else the stepper should say: a run that shows less than the
+    /// value (a stage told to stop early).
+    pub note: Option<String>,
 }
 
 impl Progress<'_> {
@@ -78,6 +81,7 @@ mod tests {
             value: ProgressValue::Count(&mut count),
             range: 0.0..=100.0,
             click_share: 0.0,
+            note: None,
         };
         p.set(12.6);
         assert_eq!(p.get(), 13.0);
@@ -93,6 +97,7 @@ mod tests {
             value: ProgressValue::Years(&mut years),
             range: 1_000.0..=10_000_000.0,
             click_share: 0.1,
+            note: None,
         };
         assert_eq!(p.click(), 5_000.0);
         p.set(10.0);

@@ -116,6 +116,7 @@ impl StageOp for ThermalErosion {
             value: ProgressValue::Count(&mut self.iterations),
             range: 0.0..=5000.0,
             click_share: 0.0,
+            note: None,
         })
     }
 

@@ -445,6 +445,7 @@ impl StageOp for HydraulicErosion {
             range: 0.0..=50_000_000.0,
             // A single droplet changes nothing visible.
             click_share: 0.1,
+            note: None,
         })
     }
 

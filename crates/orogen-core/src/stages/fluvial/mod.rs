@@ -527,14 +527,24 @@ impl StageOp for FluvialErosion {
     }
 
     /// The land's age: every age runs the same steps, each longer or
-    /// shorter, so an old range costs what a young one does.
+    /// shorter, so an old range costs what a young one does. A coarse
+    /// level that stops early (`stop_after_steps`) shows less time than
+    /// the age says: the note says how much.
     fn progress(&mut self) -> Option<Progress<'_>> {
+        let steps = self.steps;
+        let note = self.stop_after_steps.filter(|&n| n < steps).map(|n| {
+            let shown = self.duration as f64 * n as f64 / steps.max(1) as f64;
+            format!(
+                "(stop_after_steps: the coarse level runs {n} of its {steps} steps, {shown:.0} years)"
+            )
+        });
         Some(Progress {
             label: "fluvial erosion age (years)",
             help: "Drag to see the land at any age, young ranges to old ones: the erosion re-runs for this many years, at the same cost for any age.",
             value: ProgressValue::Years(&mut self.duration),
             range: 1_000.0..=10_000_000.0,
             click_share: 0.1,
+            note,
         })
     }
 

@@ -319,26 +319,11 @@ fn erosion_stepper(ui: &mut egui::Ui, stages: &mut [StageEntry], focus: usize) {
     if stepped != current {
         progress.set(stepped);
     }
-    if let Some(note) = coarse_steps_cut_short(&entry.stage) {
+    if let Some(note) = &progress.note {
         ui.weak(note);
     }
     if !enabled {
         ui.weak("(this stage is switched off)");
-    }
-}
-
-/// A fluvial stage whose coarse level stops early (`stop_after_steps`)
-/// shows less time than its age says: a note saying how much.
-fn coarse_steps_cut_short(stage: &Stage) -> Option<String> {
-    match stage {
-        Stage::FluvialErosion(f) => f.stop_after_steps.filter(|&n| n < f.steps).map(|n| {
-            let shown = f.duration as f64 * n as f64 / f.steps.max(1) as f64;
-            format!(
-                "(stop_after_steps: the coarse level runs {n} of its {} steps, {shown:.0} years)",
-                f.steps
-            )
-        }),
-        _ => None,
     }
 }
 
@@ -470,18 +455,19 @@ mod tests {
     #[test]
     fn a_fluvial_stage_cut_short_says_how_many_years_it_shows() {
         let mut list = stages(&["fluvial-erosion"]);
-        assert_eq!(coarse_steps_cut_short(&list[0].stage), None);
+        let note = |entry: &mut StageEntry| entry.stage.op_mut().progress().and_then(|p| p.note);
+        assert_eq!(note(&mut list[0]), None);
         if let Stage::FluvialErosion(f) = &mut list[0].stage {
             f.duration = 1_000_000.0;
             f.steps = 8;
             f.stop_after_steps = Some(2);
         }
-        let note = coarse_steps_cut_short(&list[0].stage).unwrap_or_default();
-        assert!(note.contains("2 of its 8 steps, 250000 years"), "{note}");
+        let text = note(&mut list[0]).unwrap_or_default();
+        assert!(text.contains("2 of its 8 steps, 250000 years"), "{text}");
         if let Stage::FluvialErosion(f) = &mut list[0].stage {
             f.stop_after_steps = Some(8);
         }
-        assert_eq!(coarse_steps_cut_short(&list[0].stage), None);
+        assert_eq!(note(&mut list[0]), None);
     }
 
     #[test]
