@@ -1,0 +1,106 @@
+//! Times each phase of one routing and stream-power step on one map, as
+//! medians over repeated runs of the same input: where a step's time goes
+//! (receivers, pits, basin labels, passes, the spanning tree, carving,
+//! the drainage order, the implicit solve).
+//!
+//!     routing_phases MAP.f32 WIDTHxHEIGHT CELL [RUNS]
+//!
+//! Run with `RAYON_NUM_THREADS=1` to see one thread's share.
+
+use orogen_core::hydro::depressions::{basin_ids, basin_passes, carve, spill_passes};
+use orogen_core::hydro::drainage_order::drainage_order;
+use orogen_core::hydro::receivers::steepest_receivers;
+use orogen_core::hydro::{Edges, FlowGrid, Outlets, Routing};
+use orogen_core::stages::fluvial::step::{StepParams, incise};
+use std::error::Error;
+use std::time::Instant;
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() < 3 {
+        return Err("usage: routing_phases MAP.f32 WIDTHxHEIGHT CELL [RUNS]".into());
+    }
+    let (w, h) = args[1].split_once('x').ok_or("size must be WIDTHxHEIGHT")?;
+    let (width, height): (usize, usize) = (w.parse()?, h.parse()?);
+    let bytes = std::fs::read(&args[0])?;
+    if bytes.len() != width * height * 4 {
+        return Err(format!("{} is not {width}x{height} f32", args[0]).into());
+    }
+    let map: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let cell: f64 = args[2].parse()?;
+    let runs: usize = args.get(3).map(|r| r.parse()).transpose()?.unwrap_or(9);
+    orogen_core::memory::keep_freed_memory();
+    let p = StepParams {
+        cell_size: cell,
+        erodibility: 1e-4,
+        area_exponent: 0.5,
+        slope_exponent: 1.0,
+        dt: 5000.0,
+        outlets: Outlets::ALL_EDGES,
+        held: Edges::default(),
+        base_level: None,
+    };
+    let grid = FlowGrid::new(&map, width, &p.outlets, p.held);
+    let is_outlet = |i: usize| grid.is_outlet(i);
+    let names = [
+        "receivers",
+        "basin ids",
+        "passes",
+        "spanning tree",
+        "carve",
+        "drainage order",
+        "incise",
+        "whole step",
+    ];
+    let mut times = vec![Vec::new(); names.len()];
+    let mut facts = (0, 0);
+    for _ in 0..runs {
+        let mut clock = Instant::now();
+        let mut lap = |k: usize, times: &mut Vec<Vec<f64>>| {
+            times[k].push(clock.elapsed().as_secs_f64() * 1000.0);
+            clock = Instant::now();
+        };
+        let mut receivers = steepest_receivers(&map, &grid);
+        lap(0, &mut times);
+        let (basins, count) = basin_ids(&receivers, &is_outlet);
+        lap(1, &mut times);
+        let passes = basin_passes(&map, width, &basins);
+        facts = (count, passes.len());
+        lap(2, &mut times);
+        let spill = spill_passes(&basins, count, width, passes);
+        lap(3, &mut times);
+        for &(inside, across) in spill.iter().skip(1) {
+            if inside != u32::MAX {
+                carve(&mut receivers, inside, across);
+            }
+        }
+        lap(4, &mut times);
+        let walk = drainage_order(&receivers);
+        lap(5, &mut times);
+        let routing = Routing {
+            width,
+            receivers,
+            order: walk.order,
+            cells: walk.cells,
+            pits_resolved: count,
+        };
+        let mut heights = map.clone();
+        let start = Instant::now();
+        incise(&mut heights, &routing, &grid, None, &p);
+        times[6].push(start.elapsed().as_secs_f64() * 1000.0);
+        let mut heights = map.clone();
+        let start = Instant::now();
+        let routing = Routing::on_grid(&heights, &grid);
+        incise(&mut heights, &routing, &grid, None, &p);
+        times[7].push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!("{width}x{height}: {} basins, {} passes", facts.0, facts.1);
+    for (name, mut t) in names.iter().zip(times) {
+        t.sort_by(f64::total_cmp);
+        println!("{name:>15}: {:8.2} ms (median of {runs})", t[t.len() / 2]);
+    }
+    Ok(())
+}
