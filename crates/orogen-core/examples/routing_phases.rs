@@ -1,7 +1,8 @@
-//! Times each phase of one routing and stream-power step on one map, as
-//! medians over repeated runs of the same input: where a step's time goes
-//! (receivers, pits, basin labels, passes, the spanning tree, carving,
-//! the drainage order, the implicit solve).
+//! Times each phase of the stream-power steps that
+//! `scripts/stream-power-bench.sh` runs (each step erodes the map the
+//! next one starts from), as medians over the steps: where a step's time
+//! goes (receivers, basin labels, passes, the spanning tree, carving, the
+//! drainage order, the implicit solve).
 //!
 //!     routing_phases MAP.f32 WIDTHxHEIGHT CELL [RUNS]
 //!
@@ -26,7 +27,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     if bytes.len() != width * height * 4 {
         return Err(format!("{} is not {width}x{height} f32", args[0]).into());
     }
-    let map: Vec<f32> = bytes
+    let mut map: Vec<f32> = bytes
         .chunks_exact(4)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .collect();
@@ -56,7 +57,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         "whole step",
     ];
     let mut times = vec![Vec::new(); names.len()];
-    let mut facts = (0, 0);
+    let mut facts = Vec::new();
     for _ in 0..runs {
         let mut clock = Instant::now();
         let mut lap = |k: usize, times: &mut Vec<Vec<f64>>| {
@@ -68,7 +69,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         let (basins, count) = basin_ids(&receivers, &is_outlet);
         lap(1, &mut times);
         let passes = basin_passes(&map, width, &basins);
-        facts = (count, passes.len());
+        facts.push((count, passes.len()));
         lap(2, &mut times);
         let spill = spill_passes(&basins, count, width, passes);
         lap(3, &mut times);
@@ -87,17 +88,16 @@ fn main() -> Result<(), Box<dyn Error>> {
             cells: walk.cells,
             pits_resolved: count,
         };
-        let mut heights = map.clone();
         let start = Instant::now();
-        incise(&mut heights, &routing, &grid, None, &p);
+        incise(&mut map, &routing, &grid, None, &p);
         times[6].push(start.elapsed().as_secs_f64() * 1000.0);
-        let mut heights = map.clone();
-        let start = Instant::now();
-        let routing = Routing::on_grid(&heights, &grid);
-        incise(&mut heights, &routing, &grid, None, &p);
-        times[7].push(start.elapsed().as_secs_f64() * 1000.0);
+        let step = (0..7)
+            .map(|k| times[k].last().copied().unwrap_or(0.0))
+            .sum();
+        times[7].push(step);
     }
-    println!("{width}x{height}: {} basins, {} passes", facts.0, facts.1);
+    let (basins, passes): (Vec<usize>, Vec<usize>) = facts.into_iter().unzip();
+    println!("{width}x{height}: basins per step {basins:?}, passes {passes:?}");
     for (name, mut t) in names.iter().zip(times) {
         t.sort_by(f64::total_cmp);
         println!("{name:>15}: {:8.2} ms (median of {runs})", t[t.len() / 2]);
