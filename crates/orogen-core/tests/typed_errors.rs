@@ -188,7 +188,10 @@ fn cancelled_is_a_variant_not_a_message() {
     assert_eq!(StageError::Cancelled.to_string(), "cancelled");
     assert_ne!(
         StageError::Cancelled,
-        StageError::Import(orogen_core::ImportError::Invalid("cancelled".into())),
+        StageError::MaskImage {
+            path: "cancelled".into(),
+            reason: "cancelled".into(),
+        },
         "a stage's message that reads \"cancelled\" is not a cancel"
     );
 }

@@ -38,10 +38,6 @@ pub const EXR_HEIGHT_CHANNEL: &str = "R";
 /// largest accepted map, plus some headroom.
 const MAX_DECODE_BYTES: u64 = 4 * (MAX_IMPORT_SIDE as u64) * (MAX_IMPORT_SIDE as u64) + (64 << 20);
 
-fn invalid(msg: impl Into<String>) -> ImportError {
-    ImportError::Invalid(msg.into())
-}
-
 /// The number of rows `len` samples make at `width` a row.
 fn rows_of(len: usize, width: usize) -> Result<usize, EncodeError> {
     if width == 0 || len == 0 || !len.is_multiple_of(width) {
@@ -119,22 +115,23 @@ pub fn encode_tiff_f32(values: &[f32], width: usize, flip_y: bool) -> Result<Vec
 fn check_finite(values: &[f32], width: usize) -> Result<(), ImportError> {
     match values.iter().position(|v| !v.is_finite()) {
         None => Ok(()),
-        Some(i) => Err(invalid(format!(
-            "height {} at column {}, row {} (0-based, row 0 = the file's first) is not a finite number; heightmaps need finite heights",
-            values[i],
-            i % width,
-            i / width
-        ))),
+        Some(i) => Err(ImportError::NotFinite {
+            value: values[i],
+            column: i % width,
+            row: i / width,
+        }),
     }
 }
 
 /// Checks a file's dimensions against [`MAX_IMPORT_SIDE`].
-fn check_side(kind: &str, width: usize, height: usize) -> Result<(), ImportError> {
+fn check_side(what: &'static str, width: usize, height: usize) -> Result<(), ImportError> {
     let max = MAX_IMPORT_SIDE as usize;
     if width == 0 || height == 0 || width > max || height > max {
-        return Err(invalid(format!(
-            "{kind} is {width}x{height}; heightmaps must be 1 to {MAX_IMPORT_SIDE} a side"
-        )));
+        return Err(ImportError::Side {
+            what,
+            width,
+            height,
+        });
     }
     Ok(())
 }
@@ -144,19 +141,16 @@ fn check_side(kind: &str, width: usize, height: usize) -> Result<(), ImportError
 /// floats are kept exactly, 16-bit ones widened exactly; 32-bit unsigned
 /// integers are converted to floats (exact up to 2^24).
 pub fn decode_exr(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
-    let unreadable =
-        |e: exr::error::Error| invalid(format!("not a readable OpenEXR heightmap: {e}"));
+    let unreadable = |e: exr::error::Error| ImportError::Unreadable {
+        format: "OpenEXR",
+        reason: e.to_string(),
+    };
     // The header first: sizes and channels are checked before any pixel
     // buffer is allocated.
     let meta = MetaData::read_from_buffered(Cursor::new(bytes), false).map_err(unreadable)?;
-    let header = meta
-        .headers
-        .first()
-        .ok_or_else(|| invalid("OpenEXR file has no image"))?;
+    let header = meta.headers.first().ok_or(ImportError::ExrNoImage)?;
     if header.deep {
-        return Err(invalid(
-            "OpenEXR file holds deep data; heightmaps must be flat images",
-        ));
+        return Err(ImportError::ExrDeep);
     }
     let (width, height) = (header.layer_size.0, header.layer_size.1);
     check_side("OpenEXR image", width, height)?;
@@ -167,20 +161,12 @@ pub fn decode_exr(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
         .position(|n| n == "R")
         .or_else(|| names.iter().position(|n| n == "Y"))
         .or_else(|| (names.len() == 1).then_some(0))
-        .ok_or_else(|| {
-            invalid(format!(
-                "OpenEXR channels are [{}]; a heightmap needs an R or Y channel, or a single channel",
-                names.join(", ")
-            ))
-        })?;
+        .ok_or_else(|| ImportError::ExrChannels(names.clone()))?;
     if let Some(c) = channels
         .iter()
         .find(|c| c.sampling.0 != 1 || c.sampling.1 != 1)
     {
-        return Err(invalid(format!(
-            "OpenEXR channel {} is subsampled; heightmaps need one sample per pixel",
-            c.name
-        )));
+        return Err(ImportError::ExrSubsampled(c.name.to_string()));
     }
     let bytes_per_pixel: u64 = channels
         .iter()
@@ -190,11 +176,12 @@ pub fn decode_exr(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
         })
         .sum();
     if (width as u64) * (height as u64) * bytes_per_pixel > MAX_DECODE_BYTES {
-        return Err(invalid(format!(
-            "OpenEXR image of {width}x{height} with {} channels needs more memory than the import allows ({} MiB)",
-            channels.len(),
-            MAX_DECODE_BYTES >> 20
-        )));
+        return Err(ImportError::ExrTooLarge {
+            width,
+            height,
+            channels: channels.len(),
+            limit_mib: MAX_DECODE_BYTES >> 20,
+        });
     }
     let image = exr::prelude::read()
         .no_deep_data()
@@ -210,12 +197,7 @@ pub fn decode_exr(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
         .list
         .iter()
         .find(|c| c.name.to_string() == names[chosen])
-        .ok_or_else(|| {
-            invalid(format!(
-                "OpenEXR channel {} could not be read",
-                names[chosen]
-            ))
-        })?;
+        .ok_or_else(|| ImportError::ExrChannelUnread(names[chosen].clone()))?;
     let (width, height) = (layer.size.0, layer.size.1);
     let mut warnings = Vec::new();
     let heights: Vec<f32> = match &channel.sample_data {
@@ -230,11 +212,12 @@ pub fn decode_exr(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
         FlatSamples::U32(v) => v.iter().map(|&u| u as f32).collect(),
     };
     if heights.len() != width * height {
-        return Err(invalid(format!(
-            "OpenEXR channel {} has {} samples for {width}x{height} pixels",
-            names[chosen],
-            heights.len()
-        )));
+        return Err(ImportError::SampleCount {
+            what: format!("OpenEXR channel {}", names[chosen]),
+            samples: heights.len(),
+            width,
+            height,
+        });
     }
     check_finite(&heights, width)?;
     Ok(ImportedMap::from_heights(width, height, heights, warnings))
@@ -245,7 +228,10 @@ pub fn decode_exr(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
 /// samples come back as 16-bit data, to be mapped by a height range like a
 /// 16-bit PNG. Other layouts are refused, naming what the file holds.
 pub fn decode_tiff(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
-    let unreadable = |e: tiff::TiffError| invalid(format!("not a readable TIFF heightmap: {e}"));
+    let unreadable = |e: tiff::TiffError| ImportError::Unreadable {
+        format: "TIFF",
+        reason: e.to_string(),
+    };
     let mut limits = Limits::default();
     limits.decoding_buffer_size = MAX_DECODE_BYTES as usize;
     // Other tools write a large uncompressed map as one strip.
@@ -258,9 +244,11 @@ pub fn decode_tiff(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
     check_side("TIFF image", width, height)?;
     let color = decoder.colortype().map_err(unreadable)?;
     if !matches!(color, ColorType::Gray(16 | 32)) {
-        return Err(invalid(format!(
-            "TIFF is {color:?}; heightmaps must be one sample per pixel, 32-bit float or 16-bit unsigned"
-        )));
+        return Err(ImportError::Pixels {
+            format: "TIFF",
+            pixels: format!("{color:?}"),
+            wanted: "one sample per pixel, 32-bit float or 16-bit unsigned",
+        });
     }
     let decoded = decoder.read_image().map_err(unreadable)?;
     let map = match decoded {
@@ -273,17 +261,16 @@ pub fn decode_tiff(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
         ),
         DecodingResult::U16(v) => ImportedMap::from_u16(width, height, v, Vec::new()),
         other => {
-            return Err(invalid(format!(
-                "TIFF samples are {}; heightmaps must be 32-bit float or 16-bit unsigned",
-                sample_kind(&other)
-            )));
+            return Err(ImportError::TiffSamples(sample_kind(&other)));
         }
     };
     if map.sample_count() != width * height {
-        return Err(invalid(format!(
-            "TIFF has {} samples for {width}x{height} pixels",
-            map.sample_count()
-        )));
+        return Err(ImportError::SampleCount {
+            what: "TIFF".into(),
+            samples: map.sample_count(),
+            width,
+            height,
+        });
     }
     if let Some(heights) = &map.heights {
         check_finite(heights, width)?;

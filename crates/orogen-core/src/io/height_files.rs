@@ -456,9 +456,134 @@ pub enum ImportError {
     /// A file of no samples.
     #[error("empty image")]
     Empty,
-    /// The file is not a usable heightmap (bad format, size or dimensions).
-    #[error("{0}")]
-    Invalid(String),
+    /// The file's kind could not be told from its bytes or its name.
+    #[error(
+        "{path}: unknown heightmap format (use .png, .exr, .tif, .r16 or .raw, or give the format)"
+    )]
+    UnknownFormat {
+        /// The file, as given.
+        path: String,
+    },
+    /// The decoder of `format` rejected the file.
+    #[error("not a readable {format} heightmap: {reason}")]
+    Unreadable {
+        /// PNG, OpenEXR or TIFF.
+        format: &'static str,
+        /// The decoder's message.
+        reason: String,
+    },
+    /// Pixels of a kind orogen does not read as heights.
+    #[error("{format} is {pixels}; heightmaps must be {wanted}")]
+    Pixels {
+        /// PNG or TIFF.
+        format: &'static str,
+        /// What the file holds, as its decoder names it.
+        pixels: String,
+        /// What a heightmap of that format must hold.
+        wanted: &'static str,
+    },
+    /// A TIFF whose samples are of a type orogen does not read.
+    #[error("TIFF samples are {0}; heightmaps must be 32-bit float or 16-bit unsigned")]
+    TiffSamples(&'static str),
+    /// An image with no cells or over the import limit a side.
+    #[error(
+        "{what} is {width}x{height}; heightmaps must be 1 to {} a side",
+        MAX_IMPORT_SIDE
+    )]
+    Side {
+        /// "OpenEXR image", "TIFF image".
+        what: &'static str,
+        /// Pixels west to east.
+        width: usize,
+        /// Pixels north to south.
+        height: usize,
+    },
+    /// A height that is NaN or infinite, at its place in the file.
+    #[error(
+        "height {value} at column {column}, row {row} (0-based, row 0 = the file's first) is not a finite number; heightmaps need finite heights"
+    )]
+    NotFinite {
+        /// The value.
+        value: f32,
+        /// Its column.
+        column: usize,
+        /// Its row, 0 the file's first.
+        row: usize,
+    },
+    /// Fewer or more samples than the pixels.
+    #[error("{what} has {samples} samples for {width}x{height} pixels")]
+    SampleCount {
+        /// "TIFF", or "OpenEXR channel R".
+        what: String,
+        /// Samples read.
+        samples: usize,
+        /// Pixels west to east.
+        width: usize,
+        /// Pixels north to south.
+        height: usize,
+    },
+    /// An OpenEXR file without an image.
+    #[error("OpenEXR file has no image")]
+    ExrNoImage,
+    /// An OpenEXR file of deep data.
+    #[error("OpenEXR file holds deep data; heightmaps must be flat images")]
+    ExrDeep,
+    /// No channel to read heights from.
+    #[error(
+        "OpenEXR channels are [{}]; a heightmap needs an R or Y channel, or a single channel",
+        .0.join(", ")
+    )]
+    ExrChannels(Vec<String>),
+    /// A channel with fewer samples than pixels.
+    #[error("OpenEXR channel {0} is subsampled; heightmaps need one sample per pixel")]
+    ExrSubsampled(String),
+    /// An image too large to decode under the import's memory limit.
+    #[error(
+        "OpenEXR image of {width}x{height} with {channels} channels needs more memory than the import allows ({limit_mib} MiB)"
+    )]
+    ExrTooLarge {
+        /// Pixels west to east.
+        width: usize,
+        /// Pixels north to south.
+        height: usize,
+        /// Its channels.
+        channels: usize,
+        /// The limit.
+        limit_mib: u64,
+    },
+    /// The chosen channel missing from the decoded image.
+    #[error("OpenEXR channel {0} could not be read")]
+    ExrChannelUnread(String),
+    /// A RAW16 file of no bytes.
+    #[error("RAW16 file is empty")]
+    RawEmpty,
+    /// A RAW16 file of an odd byte count.
+    #[error("RAW16 file has an odd byte count ({0}); it is truncated or not 16-bit")]
+    RawOddBytes(usize),
+    /// A RAW16 size given out of range.
+    #[error(
+        "RAW16 size {width}x{height} is out of range (1 to {} a side)",
+        MAX_IMPORT_SIDE
+    )]
+    RawSizeRange {
+        /// Samples west to east.
+        width: usize,
+        /// Samples north to south.
+        height: usize,
+    },
+    /// A RAW16 size given that the file's bytes do not fill.
+    #[error("RAW16 size {width}x{height} needs {} bytes but the file has {bytes}", .width * .height * 2)]
+    RawSizeMismatch {
+        /// Samples west to east.
+        width: usize,
+        /// Samples north to south.
+        height: usize,
+        /// The file's bytes.
+        bytes: usize,
+    },
+    /// A square RAW16 file over the limit a side.
+    #[error("RAW16 side {0} exceeds the limit of {max}", max = MAX_IMPORT_SIDE)]
+    RawSideTooLarge(usize),
     /// A RAW16 file whose size was not given and whose samples make no
     /// square.
     #[error(
@@ -468,10 +593,6 @@ pub enum ImportError {
         /// The 16-bit samples the file holds.
         samples: usize,
     },
-}
-
-fn invalid(msg: impl Into<String>) -> ImportError {
-    ImportError::Invalid(msg.into())
 }
 
 /// The first four bytes of every OpenEXR file.
@@ -489,9 +610,10 @@ pub fn decode_png(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
     limits.max_image_height = Some(MAX_IMPORT_SIDE);
     limits.max_alloc = Some(2 * (MAX_IMPORT_SIDE as u64).pow(2) + (64 << 20));
     reader.limits(limits);
-    let image = reader
-        .decode()
-        .map_err(|e| invalid(format!("not a readable PNG heightmap: {e}")))?;
+    let image = reader.decode().map_err(|e| ImportError::Unreadable {
+        format: "PNG",
+        reason: e.to_string(),
+    })?;
     let (width, height) = (image.width() as usize, image.height() as usize);
     let mut warnings = Vec::new();
     let values = match image {
@@ -504,10 +626,11 @@ pub fn decode_png(bytes: &[u8]) -> Result<ImportedMap, ImportError> {
             buf.into_raw().into_iter().map(|v| v as u16 * 257).collect()
         }
         other => {
-            return Err(invalid(format!(
-                "PNG is {:?}; heightmaps must be 8- or 16-bit grayscale",
-                other.color()
-            )));
+            return Err(ImportError::Pixels {
+                format: "PNG",
+                pixels: format!("{:?}", other.color()),
+                wanted: "8- or 16-bit grayscale",
+            });
         }
     };
     Ok(ImportedMap::from_u16(width, height, values, warnings))
@@ -520,28 +643,26 @@ pub fn decode_raw16(
     size: Option<(usize, usize)>,
 ) -> Result<ImportedMap, ImportError> {
     if bytes.is_empty() {
-        return Err(invalid("RAW16 file is empty"));
+        return Err(ImportError::RawEmpty);
     }
     if !bytes.len().is_multiple_of(2) {
-        return Err(invalid(format!(
-            "RAW16 file has an odd byte count ({}); it is truncated or not 16-bit",
-            bytes.len()
-        )));
+        return Err(ImportError::RawOddBytes(bytes.len()));
     }
     let samples = bytes.len() / 2;
     let (width, height) = match size {
         Some((w, h)) => {
             if w == 0 || h == 0 || w > MAX_IMPORT_SIDE as usize || h > MAX_IMPORT_SIDE as usize {
-                return Err(invalid(format!(
-                    "RAW16 size {w}x{h} is out of range (1 to {MAX_IMPORT_SIDE} a side)"
-                )));
+                return Err(ImportError::RawSizeRange {
+                    width: w,
+                    height: h,
+                });
             }
             if w * h != samples {
-                return Err(invalid(format!(
-                    "RAW16 size {w}x{h} needs {} bytes but the file has {}",
-                    w * h * 2,
-                    bytes.len()
-                )));
+                return Err(ImportError::RawSizeMismatch {
+                    width: w,
+                    height: h,
+                    bytes: bytes.len(),
+                });
             }
             (w, h)
         }
@@ -551,9 +672,7 @@ pub fn decode_raw16(
                 return Err(ImportError::RawNotSquare { samples });
             }
             if side > MAX_IMPORT_SIDE as usize {
-                return Err(invalid(format!(
-                    "RAW16 side {side} exceeds the limit of {MAX_IMPORT_SIDE}"
-                )));
+                return Err(ImportError::RawSideTooLarge(side));
             }
             (side, side)
         }

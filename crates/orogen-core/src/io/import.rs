@@ -10,10 +10,6 @@ use super::height_files::{
 };
 use std::path::Path;
 
-fn invalid(msg: impl Into<String>) -> ImportError {
-    ImportError::Invalid(msg.into())
-}
-
 /// Reads a heightmap file: 16- or 8-bit PNG, RAW16, float OpenEXR, or
 /// float or 16-bit TIFF. `Auto` goes by the file's signature (PNG, OpenEXR
 /// `76 2f 31 01`, TIFF `II*\0`/`MM\0*`), then by its extension.
@@ -42,10 +38,9 @@ pub fn read_heightmap_file(
         ImportFormat::Auto if ext == "tif" || ext == "tiff" => ImportFormat::Tiff,
         ImportFormat::Auto if ext == "r16" || ext == "raw" => ImportFormat::Raw16Le,
         ImportFormat::Auto => {
-            return Err(invalid(format!(
-                "{}: unknown heightmap format (use .png, .exr, .tif, .r16 or .raw, or give the format)",
-                path.display()
-            )));
+            return Err(ImportError::UnknownFormat {
+                path: path.display().to_string(),
+            });
         }
         other => other,
     };
