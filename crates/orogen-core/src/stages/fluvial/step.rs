@@ -80,11 +80,13 @@ fn area_factors(m: f64, cell_area: f64) -> std::rc::Rc<[f64]> {
     })
 }
 
+/// `(cells · cell_area)^m` as `cells^m · scale`, `scale` being
+/// `cell_area^m`: from the table below its size, else by one power.
 #[inline]
-fn area_factor(table: &[f64], cells: u32, m: f64, cell_area: f64) -> f64 {
+fn area_factor(table: &[f64], cells: u32, m: f64, scale: f64) -> f64 {
     match table.get(cells as usize) {
         Some(&f) => f,
-        None => (cells as f64).powf(m) * cell_area.powf(m),
+        None => (cells as f64).powf(m) * scale,
     }
 }
 
@@ -137,6 +139,7 @@ fn incise_walk<const FILL: bool>(
 ) -> Vec<f32> {
     let cell_area = p.cell_size * p.cell_size;
     let table = area_factors(p.area_exponent, cell_area);
+    let area_scale = cell_area.powf(p.area_exponent);
     let k_dt = p.erodibility * p.dt;
     let width = routing.width;
     let n = p.slope_exponent;
@@ -173,7 +176,7 @@ fn incise_walk<const FILL: bool>(
                 level[i] = base;
                 break 'cut;
             }
-            let mut a_m = area_factor(&table, cells[i], p.area_exponent, cell_area);
+            let mut a_m = area_factor(&table, cells[i], p.area_exponent, area_scale);
             if let Some(share) = erodibility {
                 a_m *= share[i] as f64;
             }
