@@ -158,6 +158,14 @@ pub enum FarmError {
         /// The operating system's error.
         source: io::Error,
     },
+    /// `facts.json` could not be read.
+    #[error("cannot read facts file {}: {source}", .path.display())]
+    ReadFacts {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: io::Error,
+    },
     /// `facts.json` is not a facts file.
     #[error("{}: {source}", .path.display())]
     Facts {
@@ -286,7 +294,7 @@ impl<'a> Farm<'a> {
             })?,
             Err(e) if e.kind() == io::ErrorKind::NotFound => WorldFacts::default(),
             Err(source) => {
-                return Err(FarmError::Read {
+                return Err(FarmError::ReadFacts {
                     path: facts_path,
                     source,
                 });

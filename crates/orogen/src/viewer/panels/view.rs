@@ -319,7 +319,8 @@ fn erosion_stepper(ui: &mut egui::Ui, stages: &mut [StageEntry], focus: usize) {
     if stepped != current {
         progress.set(stepped);
     }
-    if let Some(note) = &progress.note {
+    // Asked again: the note speaks of the value just set.
+    if let Some(note) = entry.stage.op_mut().progress().and_then(|p| p.note) {
         ui.weak(note);
     }
     if !enabled {
