@@ -59,26 +59,29 @@ fn mesa(t: f32) -> f32 {
     1.25 * 0.8f32.min((-(t * t)).exp())
 }
 
+/// `out[k] = f(ts[k])`: one plain loop per variant, so each vectorises
+/// with its own arithmetic.
+macro_rules! each {
+    ($ts:expr, $out:expr, $f:expr) => {
+        for (o, &t) in $out.iter_mut().zip($ts) {
+            *o = $f(t);
+        }
+    };
+}
+
 impl FeatureShape {
     /// `eval` over a slice, with the match hoisted out of the loop so the
     /// loop vectorises; the same per-element arithmetic as `eval`.
     #[inline(always)]
     pub fn eval_slice(self, ts: &[f32], out: &mut [f32]) {
-        macro_rules! each {
-            ($f:expr) => {
-                for (o, &t) in out.iter_mut().zip(ts) {
-                    *o = $f(t);
-                }
-            };
-        }
         match self {
-            FeatureShape::Hill => each!(|t| FeatureShape::Hill.eval(t)),
-            FeatureShape::Valley => each!(|t| FeatureShape::Valley.eval(t)),
-            FeatureShape::Mesa => each!(|t| FeatureShape::Mesa.eval(t)),
-            FeatureShape::Hole => each!(|t| FeatureShape::Hole.eval(t)),
-            FeatureShape::Dome => each!(|t| FeatureShape::Dome.eval(t)),
-            FeatureShape::Flat => each!(|t| FeatureShape::Flat.eval(t)),
-            FeatureShape::Volcano => each!(|t| FeatureShape::Volcano.eval(t)),
+            FeatureShape::Hill => each!(ts, out, |t| FeatureShape::Hill.eval(t)),
+            FeatureShape::Valley => each!(ts, out, |t| FeatureShape::Valley.eval(t)),
+            FeatureShape::Mesa => each!(ts, out, |t| FeatureShape::Mesa.eval(t)),
+            FeatureShape::Hole => each!(ts, out, |t| FeatureShape::Hole.eval(t)),
+            FeatureShape::Dome => each!(ts, out, |t| FeatureShape::Dome.eval(t)),
+            FeatureShape::Flat => each!(ts, out, |t| FeatureShape::Flat.eval(t)),
+            FeatureShape::Volcano => each!(ts, out, |t| FeatureShape::Volcano.eval(t)),
         }
     }
 }
@@ -153,21 +156,14 @@ impl Easing {
     /// `eval` over a slice, match hoisted (see [`FeatureShape::eval_slice`]).
     #[inline(always)]
     pub fn eval_slice(self, ts: &[f32], out: &mut [f32]) {
-        macro_rules! each {
-            ($f:expr) => {
-                for (o, &t) in out.iter_mut().zip(ts) {
-                    *o = $f(t);
-                }
-            };
-        }
         match self {
-            Easing::Linear => each!(|t| Easing::Linear.eval(t)),
-            Easing::EaseIn => each!(|t| Easing::EaseIn.eval(t)),
-            Easing::EaseOut => each!(|t| Easing::EaseOut.eval(t)),
-            Easing::EaseInOut => each!(|t| Easing::EaseInOut.eval(t)),
-            Easing::InEaseOut => each!(|t| Easing::InEaseOut.eval(t)),
-            Easing::EaseInWeak => each!(|t| Easing::EaseInWeak.eval(t)),
-            Easing::EaseInStrong => each!(|t| Easing::EaseInStrong.eval(t)),
+            Easing::Linear => each!(ts, out, |t| Easing::Linear.eval(t)),
+            Easing::EaseIn => each!(ts, out, |t| Easing::EaseIn.eval(t)),
+            Easing::EaseOut => each!(ts, out, |t| Easing::EaseOut.eval(t)),
+            Easing::EaseInOut => each!(ts, out, |t| Easing::EaseInOut.eval(t)),
+            Easing::InEaseOut => each!(ts, out, |t| Easing::InEaseOut.eval(t)),
+            Easing::EaseInWeak => each!(ts, out, |t| Easing::EaseInWeak.eval(t)),
+            Easing::EaseInStrong => each!(ts, out, |t| Easing::EaseInStrong.eval(t)),
         }
     }
 }
