@@ -32,15 +32,15 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-# Python readers for the outside-readers test and fastscapelib for the
-# drainage test (PyPI packages).
-if command -v python3 >/dev/null 2>&1 && ! python3 -c "import PIL, OpenEXR, numpy, fastscapelib" >/dev/null 2>&1; then
+# Python readers for the outside-readers test, fastscapelib for the
+# drainage test and landlab for the sediment test (PyPI packages).
+if command -v python3 >/dev/null 2>&1 && ! python3 -c "import PIL, OpenEXR, numpy, fastscapelib, landlab" >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ]; then
-    echo "installing python packages: pillow OpenEXR numpy fastscapelib"
-    python3 -m pip install -q --retries 5 --timeout 60 pillow OpenEXR numpy fastscapelib ||
-      python3 -m pip install -q --retries 5 --timeout 60 --break-system-packages pillow OpenEXR numpy fastscapelib
+    echo "installing python packages: pillow OpenEXR numpy fastscapelib landlab==2.9.2"
+    python3 -m pip install -q --retries 5 --timeout 60 pillow OpenEXR numpy fastscapelib landlab==2.9.2 ||
+      python3 -m pip install -q --retries 5 --timeout 60 --break-system-packages pillow OpenEXR numpy fastscapelib landlab==2.9.2
   else
-    echo "note: missing python packages pillow, OpenEXR, numpy or fastscapelib; the outside-readers and drainage tests will skip them (run as root to install)" >&2
+    echo "note: missing python packages pillow, OpenEXR, numpy, fastscapelib or landlab; the outside-readers, drainage and sediment tests will skip them (run as root to install)" >&2
   fi
 fi
 

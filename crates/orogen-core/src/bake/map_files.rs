@@ -64,6 +64,9 @@ pub fn add_map_files(
         .par_iter()
         .map(|&kind| {
             let pixels = match erosion {
+                Some(record) if kind == DerivedMap::Deposition => {
+                    erosion_pixels(&record.deposited(), kind)
+                }
                 Some(record) if kind.needs_erosion_record() => {
                     erosion_pixels(record.change(), kind)
                 }

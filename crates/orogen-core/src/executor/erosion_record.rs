@@ -34,10 +34,22 @@ impl StageObserver for Recording<'_> {
         }
     }
 
-    fn after(&mut self, _index: usize, entry: &StageEntry, map: &Heightmap) {
+    fn after(
+        &mut self,
+        _index: usize,
+        entry: &StageEntry,
+        map: &Heightmap,
+        laid_down: Option<&[f32]>,
+    ) {
         if entry.stage.op().moves_material() {
-            self.record
-                .add(entry.stage.kind(), &self.before, map.data());
+            let kind = entry.stage.kind();
+            match laid_down {
+                Some(laid) if laid.len() == map.data().len() => {
+                    self.record
+                        .add_laid_down(kind, &self.before, map.data(), laid)
+                }
+                _ => self.record.add(kind, &self.before, map.data()),
+            }
         }
     }
 }

@@ -101,9 +101,16 @@ pub(crate) trait StageObserver {
         let _ = (index, entry, map);
     }
 
-    /// Stage `index` left `map`.
-    fn after(&mut self, index: usize, entry: &StageEntry, map: &Heightmap) {
-        let _ = (index, entry, map);
+    /// Stage `index` left `map`, having laid down `laid_down` (world
+    /// units per cell) when it tracks that.
+    fn after(
+        &mut self,
+        index: usize,
+        entry: &StageEntry,
+        map: &Heightmap,
+        laid_down: Option<&[f32]>,
+    ) {
+        let _ = (index, entry, map, laid_down);
     }
 }
 
@@ -143,15 +150,16 @@ impl<'r> Executor<'r> {
             let start = Instant::now();
             let mut map = store.take(index);
             observer.before(index, entry, &map);
-            self.apply(index, entry, &mut map, plan.place(index), hooks)?;
-            observer.after(index, entry, &map);
+            let laid_down = self.apply(index, entry, &mut map, plan.place(index), hooks)?;
+            observer.after(index, entry, &map, laid_down.as_deref());
             store.put(index, entry, map, start.elapsed().as_secs_f64() * 1000.0);
         }
         Ok(())
     }
 
     /// Runs stage `index` on `map` in place, under its mask, then refuses
-    /// heights that overflowed.
+    /// heights that overflowed; returns what the stage says it laid down
+    /// (see [`StageContext::laid_down`]).
     fn apply(
         &self,
         index: usize,
@@ -159,7 +167,7 @@ impl<'r> Executor<'r> {
         map: &mut Heightmap,
         place: StagePlace,
         hooks: &RunHooks<'_>,
-    ) -> Result<(), PipelineError> {
+    ) -> Result<Option<Vec<f32>>, PipelineError> {
         let op = entry.stage.op();
         let mut ctx = StageContext {
             rng: stage_rng(self.recipe.seed, index),
@@ -170,6 +178,7 @@ impl<'r> Executor<'r> {
             cancel: hooks.cancel,
             window: place.window,
             world_range: place.world_range,
+            laid_down: None,
         };
         let applied = match &entry.mask {
             Some(mask) => mask.apply(op, map, &mut ctx),
@@ -190,15 +199,16 @@ impl<'r> Executor<'r> {
         })?;
         // Finite input stays finite through some stages, and others checked
         // their output rows as they wrote them: no separate scan for those.
+        let laid_down = ctx.laid_down.take();
         if op.keeps_finite() || ctx.output_finite == Some(true) {
-            return Ok(());
+            return Ok(laid_down);
         }
         // Valid parameters can still combine into overflow (say, several
         // Multiply layers near their limits): refuse it here rather than
         // export infinities.
         match map.first_non_finite() {
             Some(bad) => Err(stage_error(StageError::Overflow(bad))),
-            None => Ok(()),
+            None => Ok(laid_down),
         }
     }
 

@@ -12,6 +12,10 @@ pub struct ErosionRecord {
     width: usize,
     height: usize,
     change: Vec<f32>,
+    /// What stages that track their deposits laid down (empty when none
+    /// did), and the part of `change` those stages made.
+    laid: Vec<f32>,
+    tracked_change: Vec<f32>,
     stages: Vec<&'static str>,
 }
 
@@ -24,6 +28,8 @@ impl ErosionRecord {
             // Allocated at the first erosion stage: a run without one
             // pays for its zeros only when they are asked for.
             change: Vec::new(),
+            laid: Vec::new(),
+            tracked_change: Vec::new(),
             stages: Vec::new(),
         }
     }
@@ -39,6 +45,48 @@ impl ErosionRecord {
             .zip(before.par_iter().zip(after.par_iter()))
             .for_each(|(c, (&b, &a))| *c += a - b);
         self.stages.push(kind);
+    }
+
+    /// Adds one erosion stage (`kind`) that turned `before` into `after`
+    /// and says it laid down `laid` (world units per cell): its
+    /// deposition is that, not where `after` rose above `before`.
+    pub fn add_laid_down(
+        &mut self,
+        kind: &'static str,
+        before: &[f32],
+        after: &[f32],
+        laid: &[f32],
+    ) {
+        self.add(kind, before, after);
+        let cells = self.width * self.height;
+        self.laid.resize(cells, 0.0);
+        self.tracked_change.resize(cells, 0.0);
+        self.laid
+            .par_iter_mut()
+            .zip(self.tracked_change.par_iter_mut())
+            .zip(laid.par_iter().zip(before.par_iter().zip(after.par_iter())))
+            .for_each(|((l, t), (&d, (&b, &a)))| {
+                *l += d;
+                *t += a - b;
+            });
+    }
+
+    /// The material laid down in each cell, world units: what the stages
+    /// that track it laid down, plus where the others raised the map.
+    pub fn deposited(&self) -> Vec<f32> {
+        if self.laid.len() != self.change.len() {
+            return self.change.par_iter().map(|&c| c.max(0.0)).collect();
+        }
+        self.change
+            .par_iter()
+            .zip(self.tracked_change.par_iter().zip(self.laid.par_iter()))
+            .map(|(&c, (&t, &l))| (c - t).max(0.0) + l)
+            .collect()
+    }
+
+    /// The material worn away from each cell, world units.
+    pub fn worn(&self) -> Vec<f32> {
+        self.change.par_iter().map(|&c| (-c).max(0.0)).collect()
     }
 
     /// The record with every cell present (zeros when no stage eroded).

@@ -172,17 +172,16 @@ pub fn rule_values(
         }
         DerivedMap::Curvature => convexity(map, cell_size),
         DerivedMap::Occlusion => sky_visibility(map, cell_size, settings.occlusion_radius),
-        DerivedMap::Wear | DerivedMap::Deposition => {
-            let sign = if kind == DerivedMap::Wear { -1.0 } else { 1.0 };
-            match erosion {
-                Some(record) if record.change().len() == cells => record
-                    .change()
-                    .par_iter()
-                    .map(|&c| (sign * c).max(0.0))
-                    .collect(),
-                _ => vec![0.0; cells],
+        DerivedMap::Wear | DerivedMap::Deposition => match erosion {
+            Some(record) if record.change().len() == cells => {
+                if kind == DerivedMap::Wear {
+                    record.worn()
+                } else {
+                    record.deposited()
+                }
             }
-        }
+            _ => vec![0.0; cells],
+        },
     }
 }
 

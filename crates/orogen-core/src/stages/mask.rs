@@ -112,6 +112,11 @@ impl StageMask {
         let before = map.data().to_vec();
         op.apply(map, ctx)?;
         blend(&before, map.data_mut(), &weights);
+        if let Some(laid) = ctx.laid_down.as_mut() {
+            for (l, w) in laid.iter_mut().zip(&weights) {
+                *l *= w;
+            }
+        }
         if op.moves_material() {
             let width = map.width();
             fill_new_hollows(&before, map.data_mut(), &weights, width);

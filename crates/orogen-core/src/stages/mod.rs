@@ -73,6 +73,10 @@ pub struct StageContext<'a> {
     /// from a barrier phase, for a stage that rescales by them
     /// (Normalize, Terrace) when the map is only a window.
     pub world_range: Option<(f32, f32)>,
+    /// Set by a stage that tracks the material it laid down (world units
+    /// per cell of the map it returns): the `deposition` map takes this
+    /// for the stage instead of where its output rose above its input.
+    pub laid_down: Option<Vec<f32>>,
 }
 
 impl StageContext<'_> {
@@ -87,6 +91,7 @@ impl StageContext<'_> {
             cancel: None,
             window: None,
             world_range: None,
+            laid_down: None,
         }
     }
 
@@ -203,6 +208,14 @@ pub enum StageError {
     MapNotByHeight {
         /// The map's field (`uplift_map`, `hardness_map`).
         map: &'static str,
+    },
+    /// Deposition on a world that fluvial erosion runs by blocks.
+    #[error(
+        "fluvial erosion's deposition does not run by blocks (worlds of more than block_size = {block_size} cells a side); set block_size to 0 or deposition to 0"
+    )]
+    DepositionByBlocks {
+        /// The stage's block size.
+        block_size: u32,
     },
     /// A mask by image that names no file.
     #[error("mask image: no path given")]

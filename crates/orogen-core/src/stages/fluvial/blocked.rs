@@ -131,7 +131,8 @@ impl FluvialErosion {
         };
         let extent = ctx.cell_size * (place.world_width - 1) as f32;
         let inputs = LevelInputs::Blocked { coarse, map, here };
-        let (rect, top) = self.run_levels(ctx, levels, &plan, &inputs, extent)?;
+        let levels_result = self.run_levels(ctx, levels, &plan, &inputs, extent)?;
+        let (rect, top) = (levels_result.rect, levels_result.eroded);
         // The exact cells into the map (which covers `here`).
         let width = map.width();
         for y in rect.y.start..rect.y.end {

@@ -80,23 +80,38 @@ impl LevelInputs<'_> {
     }
 }
 
+/// The map's own level, eroded.
+pub(super) struct LevelsResult {
+    /// The cells it is exact on (all of them when it ran whole).
+    pub rect: Rect,
+    /// The eroded heights.
+    pub eroded: Heightmap,
+    /// The sediment laid down, when deposition is on (whole maps only:
+    /// deposition does not run by blocks).
+    pub sediment: Option<Heightmap>,
+}
+
 /// A level's result over `rect` of its `dims` cells, and its input there.
 struct Level {
     rect: Rect,
     dims: (usize, usize),
     eroded: Heightmap,
     input: Heightmap,
+    /// The sediment laid down so far, when deposition is on.
+    sediment: Option<Heightmap>,
 }
 
 impl Level {
     /// The eroded level carried up to `dims` over `target`, plus the
-    /// recipe's share of the detail `input` adds to this level's input.
+    /// recipe's share of the detail `input` adds to this level's input;
+    /// its sediment layer carried up into `sediment` when both are there.
     fn carried_up(
         &self,
         stage: &FluvialErosion,
         dims: (usize, usize),
         target: Rect,
         input: &Heightmap,
+        sediment: Option<&mut Heightmap>,
     ) -> Heightmap {
         let whole = self.rect == Rect::whole(self.dims.0, self.dims.1)
             && target == Rect::whole(dims.0, dims.1);
@@ -109,6 +124,10 @@ impl Level {
             }
         };
         let mut up = up_of(&self.eroded);
+        if let (Some(below), Some(layer)) = (&self.sediment, sediment) {
+            // Bilinear: never below zero where the layer is not.
+            *layer = up_of(below);
+        }
         if stage.fine_detail > 0.0 {
             let coarse = up_of(&self.input);
             let share = stage.fine_detail;
@@ -124,8 +143,7 @@ impl Level {
 impl FluvialErosion {
     /// Erodes through `levels` (coarse to the map's own), the last
     /// `plan.len()` of them by `plan`'s blocks, the rest whole; returns the
-    /// map's own level over the cells it is exact on (all of them when
-    /// it ran whole).
+    /// map's own level.
     pub(super) fn run_levels(
         &self,
         ctx: &StageContext,
@@ -133,7 +151,7 @@ impl FluvialErosion {
         plan: &[LevelBlocks],
         inputs: &LevelInputs,
         extent: f32,
-    ) -> Result<(Rect, Heightmap), StageError> {
+    ) -> Result<LevelsResult, StageError> {
         let n = levels.len() - 1;
         let first = levels.len() - plan.len();
         let coarse_cell = extent / (levels[0].0.max(2) - 1) as f32;
@@ -142,7 +160,11 @@ impl FluvialErosion {
         for (k, &dims) in levels.iter().enumerate() {
             let last = k == n;
             let cell = extent / (dims.0 - 1) as f32;
-            let run = |m: &mut Heightmap, input: &Heightmap, outlets: Outlets, held: Edges| {
+            let run = |m: &mut Heightmap,
+                       sediment: Option<&mut Heightmap>,
+                       input: &Heightmap,
+                       outlets: Outlets,
+                       held: Edges| {
                 let level = LevelRun {
                     // The coarse level starts from its input, finer ones
                     // from the level below carried up (the map's own
@@ -161,7 +183,7 @@ impl FluvialErosion {
                     held,
                     base_dir,
                 };
-                match self.run_level(m, &level, &mut |_| {
+                match self.run_level(m, sediment, &level, &mut |_| {
                     !cancel.is_some_and(|c| c.load(Ordering::Relaxed))
                 }) {
                     Ok(true) => Ok(()),
@@ -172,24 +194,38 @@ impl FluvialErosion {
             if k < first {
                 let whole = Rect::whole(dims.0, dims.1);
                 let input = inputs.over(k, dims, whole, last);
+                let mut sediment = self
+                    .sediment_params()
+                    .map(|_| Heightmap::new(dims.0, dims.1));
                 let mut level_map = match &below {
                     None => input.clone().into_owned(),
-                    Some(b) => b.carried_up(self, dims, whole, &input),
+                    Some(b) => b.carried_up(self, dims, whole, &input, sediment.as_mut()),
                 };
                 if k == 0 {
                     self.add_roughness(&mut level_map, ctx, k);
                 }
                 single_thread_when_small(dims, || {
-                    run(&mut level_map, &input, self.outlets(), Edges::default())
+                    run(
+                        &mut level_map,
+                        sediment.as_mut(),
+                        &input,
+                        self.outlets(),
+                        Edges::default(),
+                    )
                 })?;
                 if last {
-                    return Ok((whole, level_map));
+                    return Ok(LevelsResult {
+                        rect: whole,
+                        eroded: level_map,
+                        sediment,
+                    });
                 }
                 below = Some(Level {
                     rect: whole,
                     dims,
                     eroded: level_map,
                     input: input.into_owned(),
+                    sediment,
                 });
                 continue;
             }
@@ -212,9 +248,9 @@ impl FluvialErosion {
                         y: ay.computed(by),
                     };
                     let input = inputs.over(k, dims, comp, last);
-                    let mut m = b.carried_up(self, dims, comp, &input);
+                    let mut m = b.carried_up(self, dims, comp, &input, None);
                     let (outlets, held) = self.block_edges(comp, dims);
-                    run(&mut m, &input, outlets, held)?;
+                    run(&mut m, None, &input, outlets, held)?;
                     Ok((comp, m))
                 })
                 .collect::<Result<Vec<_>, StageError>>()?;
@@ -226,10 +262,15 @@ impl FluvialErosion {
                 dims,
                 eroded: blended,
                 input,
+                sediment: None,
             });
         }
         below
-            .map(|top| (top.rect, top.eroded))
+            .map(|top| LevelsResult {
+                rect: top.rect,
+                eroded: top.eroded,
+                sediment: top.sediment,
+            })
             .ok_or(StageError::Internal("no levels to erode"))
     }
 }

@@ -20,6 +20,7 @@
 
 pub mod blocked;
 pub mod blocks;
+pub mod deposition;
 pub mod diffusion;
 mod levels;
 mod params;
@@ -38,6 +39,7 @@ use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
 use crate::stages::mask::{MaskSource, StageMask};
 use crate::world_window::WorldWindow;
+use deposition::{SedimentParams, incise_depositing};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -204,6 +206,26 @@ pub struct FluvialErosion {
     /// steps as the whole run, cut short), to watch the valleys form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_after_steps: Option<u32>,
+    /// G, how readily rivers drop their sediment ([`deposition`]): 0
+    /// erodes bedrock only, 1 settles a river's load over its drainage
+    /// area; fans and alluvial floors form where slopes flatten.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub deposition: f32,
+    /// The erodibility of laid-down sediment as a share of `erodibility`
+    /// (loose gravel and sand: above 1).
+    #[serde(
+        default = "default_sediment_erodibility",
+        skip_serializing_if = "is_default_sediment_erodibility"
+    )]
+    pub sediment_erodibility: f32,
+}
+
+fn default_sediment_erodibility() -> f32 {
+    2.0
+}
+
+fn is_default_sediment_erodibility(v: &f32) -> bool {
+    *v == default_sediment_erodibility()
 }
 
 fn default_block_size() -> u32 {
@@ -263,6 +285,8 @@ impl Default for FluvialErosion {
             hardness_map: None,
             hard_rock: default_hard_rock(),
             stop_after_steps: None,
+            deposition: 0.0,
+            sediment_erodibility: default_sediment_erodibility(),
         }
     }
 }
@@ -318,9 +342,15 @@ impl FluvialErosion {
     /// coarse step, with uplift measured on `level.input`; calls
     /// `after_step` after each and stops (returning false) when it
     /// returns false. The one step loop of the whole map and the blocks.
+    ///
+    /// With deposition on, `sediment` (the layer laid down so far, in the
+    /// map's cells) follows every step: what rivers drop, and what lakes
+    /// trap (the closing fill of what is left of a lake is water, not
+    /// sediment).
     pub fn run_level(
         &self,
         map: &mut Heightmap,
+        mut sediment: Option<&mut Heightmap>,
         level: &LevelRun,
         after_step: &mut dyn FnMut(u32) -> bool,
     ) -> Result<bool, StageError> {
@@ -353,6 +383,10 @@ impl FluvialErosion {
             uplift: uplift.as_deref(),
             erodibility: erodibility.as_deref(),
         };
+        let settling = self.sediment_params();
+        if settling.is_none() {
+            sediment = None;
+        }
         if level.steps == 0 {
             // Nothing to share a routing with.
             if level.finish {
@@ -396,8 +430,20 @@ impl FluvialErosion {
             if closing {
                 // The finish over the routing the rivers were cut on:
                 // every cell drains along it once filled.
-                let levels =
-                    incise_with_levels(map.data_mut(), &routing, &grid, fields.erodibility, &p);
+                let levels = match (&settling, sediment.as_deref_mut()) {
+                    (Some(settling), Some(layer)) => incise_depositing::<true>(
+                        map.data_mut(),
+                        layer.data_mut(),
+                        &routing,
+                        &grid,
+                        fields.erodibility,
+                        &p,
+                        settling,
+                    ),
+                    _ => {
+                        incise_with_levels(map.data_mut(), &routing, &grid, fields.erodibility, &p)
+                    }
+                };
                 if self.breach_depth > 0.0 {
                     breach_below(map.data_mut(), &routing, &levels, self.breach_depth);
                     if !self.keep_lakes {
@@ -407,7 +453,20 @@ impl FluvialErosion {
                     map.data_mut().copy_from_slice(&levels);
                 }
             } else {
-                incise(map.data_mut(), &routing, &grid, fields.erodibility, &p);
+                match (&settling, sediment.as_deref_mut()) {
+                    (Some(settling), Some(layer)) => {
+                        incise_depositing::<false>(
+                            map.data_mut(),
+                            layer.data_mut(),
+                            &routing,
+                            &grid,
+                            fields.erodibility,
+                            &p,
+                            settling,
+                        );
+                    }
+                    _ => incise(map.data_mut(), &routing, &grid, fields.erodibility, &p),
+                }
                 // Cells the incision lowered to the sea level hold still.
                 grid.update_sea(map.data());
                 diffuse(map, &grid);
@@ -417,6 +476,14 @@ impl FluvialErosion {
             }
         }
         Ok(true)
+    }
+
+    /// How sediment settles and erodes; None when deposition is off.
+    pub fn sediment_params(&self) -> Option<SedimentParams> {
+        (self.deposition > 0.0).then_some(SedimentParams {
+            deposition: self.deposition as f64,
+            sediment_share: self.sediment_erodibility as f64,
+        })
     }
 
     /// The end of the map's own level when it runs no step: depressions
@@ -566,6 +633,11 @@ impl StageOp for FluvialErosion {
         }
         if let Some((levels, first)) = self.block_schedule(place.world_width, place.world_height) {
             self.check_maps_by_blocks()?;
+            if self.sediment_params().is_some() {
+                return Err(StageError::DepositionByBlocks {
+                    block_size: self.block_size,
+                });
+            }
             return self.apply_blocked(map, ctx, &levels, first);
         }
         // Every level on the whole map: a window needs all of it (its
@@ -585,8 +657,9 @@ impl StageOp for FluvialErosion {
             }
         };
         let inputs = levels::LevelInputs::Whole { fine: map, coarse };
-        let (_, eroded) = self.run_levels(ctx, &levels, &[], &inputs, extent)?;
-        *map = eroded;
+        let result = self.run_levels(ctx, &levels, &[], &inputs, extent)?;
+        *map = result.eroded;
+        ctx.laid_down = result.sediment.map(Heightmap::into_vec);
         Ok(())
     }
 }

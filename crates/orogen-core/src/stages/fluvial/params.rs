@@ -138,6 +138,18 @@ impl Params for FluvialErosion {
             0.0..=1.0,
             "Erodibility of the hardest rock of the hardness map, as a share of the erodibility (0.2: five times harder).",
         );
+        v.float(
+            "deposition",
+            &mut self.deposition,
+            0.0..=2.0,
+            "G: how readily rivers drop the sediment they carry (0: they only cut). Around 1, fans build where channels leave steep ground, valley floors fill with alluvium and closed basins with sediment.",
+        );
+        v.float(
+            "sediment_erodibility",
+            &mut self.sediment_erodibility,
+            0.0..=10.0,
+            "Erodibility of laid-down sediment as a share of the erodibility (loose gravel and sand erode faster than rock: above 1).",
+        );
         v.optional_int(
             "stop_after_steps",
             &mut self.stop_after_steps,

@@ -3,6 +3,7 @@
 //! routing of [`crate::hydro::reference`]: every cell's new height from
 //! its receiver's new height, path by path.
 
+use super::deposition::{MAX_SWEEPS, SETTLED, SedimentParams};
 use super::step::{StepFields, StepParams, solve_cell};
 use crate::hydro::{link_length, reference};
 
@@ -127,4 +128,145 @@ pub fn diffuse_explicit(
     for (out, v) in heights.iter_mut().zip(h) {
         *out = v as f32;
     }
+}
+
+/// One step with sediment transport and deposition
+/// ([`super::deposition`]), the plain way: the flux entering each cell
+/// from its donors' definition (recursively, donors found by scanning
+/// every cell), each cell's new height from its receiver's water level
+/// walked down the path, sweeps repeated as the fast solve repeats them.
+/// `sediment` follows as there.
+pub fn stream_power_step_depositing(
+    heights: &mut [f32],
+    sediment: &mut [f32],
+    width: usize,
+    fields: &StepFields,
+    p: &StepParams,
+    s: &SedimentParams,
+) {
+    let height = heights.len() / width;
+    let is_outlet = |i: usize, h: f32| p.outlets.is_outlet(i % width, i / width, width, height, h);
+    if let Some(uplift) = fields.uplift {
+        for i in 0..heights.len() {
+            if !is_outlet(i, heights[i]) {
+                heights[i] += uplift[i] * p.dt as f32;
+            }
+        }
+    }
+    let receivers = reference::receivers(heights, width, &p.outlets);
+    let cells = reference::drainage_cells(&receivers);
+    let start = heights.to_vec();
+    let cell_area = p.cell_size * p.cell_size;
+    let donor_list = |c: usize| {
+        (0..receivers.len())
+            .filter(|&d| d != c && receivers[d] as usize == c)
+            .collect::<Vec<_>>()
+    };
+    // Sediment entering `c`: what each donor passes on, never negative.
+    fn entering(
+        c: usize,
+        h: &[f32],
+        start: &[f32],
+        cell_area: f64,
+        donors: &dyn Fn(usize) -> Vec<usize>,
+    ) -> f64 {
+        donors(c)
+            .into_iter()
+            .map(|d| {
+                (entering(d, h, start, cell_area, donors) + (start[d] - h[d]) as f64 * cell_area)
+                    .max(0.0)
+            })
+            .sum()
+    }
+    let mut h = start.clone();
+    for sweep in 0..MAX_SWEEPS {
+        let flux: Vec<f64> = (0..h.len())
+            .map(|c| {
+                if sweep == 0 {
+                    0.0
+                } else {
+                    entering(c, &h, &start, cell_area, &donor_list)
+                }
+            })
+            .collect();
+        let mut new: Vec<Option<f32>> = vec![None; h.len()];
+        let level = |new: &[Option<f32>], mut i: usize| {
+            let mut top = new[i].expect("solved");
+            while receivers[i] as usize != i {
+                i = receivers[i] as usize;
+                top = top.max(new[i].expect("solved"));
+            }
+            p.base_level.map_or(top, |base| top.max(base))
+        };
+        for first in 0..h.len() {
+            let mut path = vec![first];
+            let mut i = first;
+            while new[i].is_none() && receivers[i] as usize != i {
+                i = receivers[i] as usize;
+                path.push(i);
+            }
+            for &c in path.iter().rev() {
+                if new[c].is_some() {
+                    continue;
+                }
+                let r = receivers[c] as usize;
+                let (base, distance) = if r == c {
+                    (p.base_level.unwrap_or(start[c]), p.cell_size)
+                } else {
+                    let length = link_length(c as u32, r as u32, width) as f64;
+                    (level(&new, r), length * p.cell_size)
+                };
+                let value = if start[c] < base || (r == c && start[c] == base) {
+                    if r == c {
+                        start[c]
+                    } else {
+                        (start[c] + (flux[c] / cell_area) as f32)
+                            .min(base)
+                            .max(start[c])
+                    }
+                } else {
+                    let rock = fields.erodibility.map_or(1.0, |e| e[c] as f64);
+                    let share = if sediment[c] > 0.0 {
+                        s.sediment_share
+                    } else {
+                        rock
+                    };
+                    let a_m = (cells[c] as f64).powf(p.area_exponent)
+                        * cell_area.powf(p.area_exponent)
+                        * share;
+                    let laid = if r == c {
+                        0.0
+                    } else {
+                        s.deposition * flux[c] / (cells[c] as f64 * cell_area)
+                    };
+                    let solved = solve_cell(
+                        start[c] as f64 + laid,
+                        base as f64,
+                        p.erodibility * p.dt * a_m,
+                        distance,
+                        p.slope_exponent,
+                    );
+                    (solved as f32).max(base)
+                };
+                new[c] = Some(value);
+            }
+        }
+        let next: Vec<f32> = new
+            .into_iter()
+            .map(|v| v.expect("every cell solved"))
+            .collect();
+        let moved = next
+            .iter()
+            .zip(&h)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max);
+        h = next;
+        if sweep > 0 && moved <= SETTLED {
+            break;
+        }
+    }
+    for i in 0..h.len() {
+        sediment[i] = (sediment[i] + (h[i] - start[i])).max(0.0);
+    }
+    heights.copy_from_slice(&h);
 }

@@ -57,7 +57,7 @@ const AREA_TABLE: usize = 4096;
 /// per thread for the last (m, cell area): a level's steps all use the
 /// same, and the table's 4096 `powf`s (about 0.1 ms) are several per cent
 /// of a step at 129².
-fn area_factors(m: f64, cell_area: f64) -> std::rc::Rc<[f64]> {
+pub(super) fn area_factors(m: f64, cell_area: f64) -> std::rc::Rc<[f64]> {
     /// The bits of m and of the cell area, and their table.
     type Cached = Option<(u64, u64, std::rc::Rc<[f64]>)>;
     thread_local! {
@@ -83,7 +83,7 @@ fn area_factors(m: f64, cell_area: f64) -> std::rc::Rc<[f64]> {
 /// `(cells · cell_area)^m` as `cells^m · scale`, `scale` being
 /// `cell_area^m`: from the table below its size, else by one power.
 #[inline]
-fn area_factor(table: &[f64], cells: u32, m: f64, scale: f64) -> f64 {
+pub(super) fn area_factor(table: &[f64], cells: u32, m: f64, scale: f64) -> f64 {
     match table.get(cells as usize) {
         Some(&f) => f,
         None => (cells as f64).powf(m) * scale,

@@ -1,0 +1,180 @@
+//! Sediment transport and deposition in the implicit stream-power step:
+//! the model of Yuan et al. (2019), solved as fastscape solves it,
+//!
+//! ∂h/∂t = U − K·A^m·S^n + (G/A)·Qs,
+//!
+//! where Qs is the sediment flux entering a cell (m³/yr): the net erosion
+//! of every cell upstream, ∫(U − ∂h/∂t) dA. G (dimensionless) is how
+//! readily sediment settles: a river deposits G times its load spread over
+//! its drainage area, so it drops sediment where the slope no longer pays
+//! for carrying it (fans where a channel leaves the mountains, alluvium on
+//! valley floors). It is the ξ–q model of Davy & Lague (2009) with a
+//! settling velocity of G times the runoff, and reaches the same steady
+//! state (a steep fan joining a shallower plain).
+//!
+//! Why this model and not ξ–q with its own sub-steps: the deposition
+//! term is linear in the flux, so each step stays an implicit solve in
+//! drainage order, stable at the long steps the coarse level takes. The
+//! flux and the heights depend on each other; Gauss–Seidel sweeps (the
+//! flux from the last sweep's heights, then the heights from that flux)
+//! shrink the change by about G/(1+G) a sweep: 126 m to 0.7 mm in 16
+//! sweeps at G = 1 on a 129² level of 50,000-year steps. Larger G settles
+//! more slowly, so G is capped at 2 and a step stops after [`MAX_SWEEPS`].
+//!
+//! Water standing in a lake (a cell below the level of its receiver)
+//! drops everything it carries, up to that level: closed basins fill with
+//! sediment up to their spill level. What leaves at an outlet is gone.
+//!
+//! A cell covered by sediment erodes at the sediment's erodibility (a
+//! share of K, as fastscape's `kfsed`); the sediment layer thickens where
+//! the step raised the cell and thins, down to bedrock, where it lowered
+//! it.
+
+use super::step::{StepParams, area_factor, area_factors, solve_cell};
+use crate::hydro::{FlowGrid, NodeStatus, Routing};
+
+/// How sediment settles and erodes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SedimentParams {
+    /// G: the deposition coefficient (0: no deposition).
+    pub deposition: f64,
+    /// The erodibility of sediment as a share of the rock's K.
+    pub sediment_share: f64,
+}
+
+/// Sweeps at most per step: the flux and the heights alternate until no
+/// cell moves by more than [`SETTLED`].
+pub const MAX_SWEEPS: usize = 16;
+
+/// Metres: a sweep that moved no cell by more than this ends the step.
+pub const SETTLED: f32 = 1e-3;
+
+/// Erodes and deposits on `heights` (already uplifted) by one implicit
+/// step over `routing`, the sediment layer `sediment` (metres, ≥ 0)
+/// following; with `FILL`, also returns each cell's fill level over the
+/// same routing (see [`super::step::incise_with_levels`]), else an empty
+/// vector. One pass per sweep in drainage order and one back, on one
+/// thread: the bytes cannot depend on the thread count.
+pub fn incise_depositing<const FILL: bool>(
+    heights: &mut [f32],
+    sediment: &mut [f32],
+    routing: &Routing,
+    grid: &FlowGrid,
+    erodibility: Option<&[f32]>,
+    p: &StepParams,
+    s: &SedimentParams,
+) -> Vec<f32> {
+    let cells_n = heights.len();
+    let cell_area = p.cell_size * p.cell_size;
+    let table = area_factors(p.area_exponent, cell_area);
+    let area_scale = cell_area.powf(p.area_exponent);
+    let k_dt = p.erodibility * p.dt;
+    let width = routing.width;
+    let n = p.slope_exponent;
+    let (axis, diagonal) = (
+        p.cell_size,
+        std::f64::consts::SQRT_2 as f32 as f64 * p.cell_size,
+    );
+    let (receivers, cells, status, order) = (
+        &routing.receivers,
+        &routing.cells,
+        &grid.status,
+        &routing.order,
+    );
+    // K·dt·A^m of each cell, rock or sediment: the same every sweep.
+    let cut: Vec<f64> = (0..cells_n)
+        .map(|i| {
+            let share = if sediment[i] > 0.0 {
+                s.sediment_share
+            } else {
+                erodibility.map_or(1.0, |e| e[i] as f64)
+            };
+            k_dt * area_factor(&table, cells[i], p.area_exponent, area_scale) * share
+        })
+        .collect();
+    let start = heights.to_vec();
+    let h = heights;
+    let mut level = vec![0f32; cells_n];
+    // Sediment entering each cell over the step, m³.
+    let mut flux = vec![0f64; cells_n];
+    for sweep in 0..MAX_SWEEPS {
+        if sweep > 0 {
+            // Upstream first: each cell passes on what entered it plus
+            // what it lost (less what it gained) this step.
+            flux.fill(0.0);
+            for &i in order.iter().rev() {
+                let (i, r) = (i as usize, receivers[i as usize] as usize);
+                if r != i {
+                    let out = flux[i] + (start[i] - h[i]) as f64 * cell_area;
+                    flux[r] += out.max(0.0);
+                }
+            }
+        }
+        let mut moved = 0f32;
+        for &i in order {
+            let (i, r) = (i as usize, receivers[i as usize] as usize);
+            let old = h[i];
+            'cell: {
+                let (base, distance) = if r == i {
+                    // An outlet: what reaches it leaves the map.
+                    match (p.base_level, status[i]) {
+                        (Some(base), s) if s != NodeStatus::Held => (base, p.cell_size),
+                        _ => {
+                            level[i] = start[i];
+                            break 'cell;
+                        }
+                    }
+                } else {
+                    let straight = i.abs_diff(r) == 1 || i.abs_diff(r) == width;
+                    (level[r], if straight { axis } else { diagonal })
+                };
+                if start[i] < base || (r == i && start[i] == base) {
+                    // Standing water drops all it carries, up to its level
+                    // (a cell level with its receiver is a flat river bed:
+                    // it aggrades as any other).
+                    let laid = (flux[i] / cell_area) as f32;
+                    let settled = if r == i {
+                        start[i]
+                    } else {
+                        (start[i] + laid).min(base).max(start[i])
+                    };
+                    h[i] = settled;
+                    level[i] = base;
+                    break 'cell;
+                }
+                let laid = if r == i {
+                    0.0
+                } else {
+                    s.deposition * flux[i] / (cells[i] as f64 * cell_area)
+                };
+                let solved = (solve_cell(start[i] as f64 + laid, base as f64, cut[i], distance, n)
+                    as f32)
+                    .max(base);
+                h[i] = solved;
+                level[i] = solved;
+            }
+            moved = moved.max((h[i] - old).abs());
+        }
+        if sweep > 0 && moved <= SETTLED {
+            break;
+        }
+    }
+    settle(sediment, &start, h);
+    if !FILL {
+        return Vec::new();
+    }
+    let mut fill = vec![0f32; cells_n];
+    for &i in order {
+        let (i, r) = (i as usize, receivers[i as usize] as usize);
+        fill[i] = if r == i { h[i] } else { h[i].max(fill[r]) };
+    }
+    fill
+}
+
+/// The sediment layer after a change from `before` to `after`: thicker
+/// where the cell rose, thinner (down to bedrock) where it was lowered.
+pub fn settle(layer: &mut [f32], before: &[f32], after: &[f32]) {
+    for ((layer, &after), &before) in layer.iter_mut().zip(after).zip(before) {
+        *layer = (*layer + (after - before)).max(0.0);
+    }
+}

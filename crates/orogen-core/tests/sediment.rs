@@ -1,0 +1,312 @@
+//! Sediment transport and deposition in fluvial erosion: the fast solve
+//! against its readable definition, the bedrock-only result when
+//! deposition is off, the same bytes on any thread count, deposits where
+//! water slows, and the `deposition` map taking what the stage laid down.
+
+use orogen_core::Heightmap;
+use orogen_core::Recipe;
+use orogen_core::hydro::{Edges, FlowGrid, Outlets, Routing};
+use orogen_core::rng::{range_f32, stage_rng};
+use orogen_core::stages::fluvial::deposition::{SedimentParams, incise_depositing};
+use orogen_core::stages::fluvial::step::{StepFields, StepParams, uplift_cells};
+use orogen_core::stages::fluvial::{UpliftShape, reference};
+use orogen_core::stages::{FluvialErosion, Stage, StageContext, StageOp};
+use proptest::prelude::*;
+
+/// Heights in metres: `kind` 0 uniform noise in [0, 20] (many pits), 1 a
+/// plane tilted towards the south edge plus a little noise, 2 a steep
+/// block in the north third above a gentle plain.
+fn heights(w: usize, h: usize, seed: u64, kind: u8) -> Vec<f32> {
+    let mut rng = stage_rng(seed, 9);
+    (0..w * h)
+        .map(|i| {
+            let (y, noise) = ((i / w) as f32, range_f32(&mut rng, 0.0, 1.0));
+            match kind {
+                0 => 20.0 * noise,
+                1 => (h as f32 - y) * 2.0 + noise,
+                _ if y < h as f32 / 3.0 => 40.0 + (h as f32 / 3.0 - y) * 8.0 + 4.0 * noise,
+                _ => (h as f32 - y) * 0.02 + 0.01 * noise,
+            }
+        })
+        .collect()
+}
+
+/// One step of the fast solve: uplift, routing, erosion and deposition.
+fn fast_step(
+    heights: &mut [f32],
+    sediment: &mut [f32],
+    width: usize,
+    fields: &StepFields,
+    p: &StepParams,
+    s: &SedimentParams,
+) {
+    let mut grid = FlowGrid::new(heights, width, &p.outlets, p.held);
+    grid.update_sea(heights);
+    if let Some(uplift) = fields.uplift {
+        uplift_cells(heights, &grid, uplift, p.dt);
+    }
+    let routing = Routing::on_grid(heights, &grid);
+    incise_depositing::<false>(heights, sediment, &routing, &grid, fields.erodibility, p, s);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    /// Random small maps, steps, G, sediment erodibility, uplift and
+    /// outlets: the fast solve equals the plain one within 2 mm (the
+    /// sweeps stop at 1 mm of change, and the flux is summed in another
+    /// order), heights and sediment layer alike.
+    #[test]
+    fn deposition_matches_the_reference(
+        w in 3usize..=12, h in 3usize..=12, seed in any::<u64>(), kind in 0u8..3,
+        steps in 1usize..=3, g in 0.05f64..2.0, share in 0.5f64..3.0,
+        uplift in any::<bool>(), fixed_outlets in any::<bool>(),
+    ) {
+        let start = heights(w, h, seed, kind);
+        let lowest = start.iter().copied().fold(f32::INFINITY, f32::min);
+        let mut rng = stage_rng(seed, 4);
+        let uplift: Option<Vec<f32>> =
+            uplift.then(|| (0..w * h).map(|_| range_f32(&mut rng, 0.0, 2e-3)).collect());
+        let hardness: Vec<f32> = (0..w * h).map(|_| range_f32(&mut rng, 0.3, 1.0)).collect();
+        let fields = StepFields { uplift: uplift.as_deref(), erodibility: Some(&hardness) };
+        let p = StepParams {
+            erodibility: 1e-3,
+            area_exponent: 0.5,
+            slope_exponent: 1.0,
+            dt: 2000.0,
+            cell_size: 10.0,
+            outlets: Outlets::ALL_EDGES,
+            held: Edges::default(),
+            base_level: (!fixed_outlets).then_some(lowest),
+        };
+        let s = SedimentParams { deposition: g, sediment_share: share };
+        let (mut fast, mut slow) = (start.clone(), start.clone());
+        let (mut fast_layer, mut slow_layer) = (vec![0f32; w * h], vec![0f32; w * h]);
+        for step in 0..steps {
+            fast_step(&mut fast, &mut fast_layer, w, &fields, &p, &s);
+            reference::stream_power_step_depositing(&mut slow, &mut slow_layer, w, &fields, &p, &s);
+            for i in 0..w * h {
+                prop_assert!((fast[i] - slow[i]).abs() <= 2e-3,
+                    "step {step} cell {i}: {} vs {}", fast[i], slow[i]);
+                prop_assert!((fast_layer[i] - slow_layer[i]).abs() <= 2e-3,
+                    "step {step} cell {i} sediment: {} vs {}", fast_layer[i], slow_layer[i]);
+            }
+        }
+    }
+}
+
+/// A step conserves material: what the cells lost, less what others
+/// gained, is what left over the outlets, never negative; and nothing is
+/// laid down where nothing was eroded (no uplift, a map already flat).
+#[test]
+fn a_step_lays_down_no_more_than_it_eroded() {
+    let (w, h) = (40, 60);
+    let start = heights(w, h, 3, 2);
+    let p = StepParams {
+        erodibility: 1e-3,
+        area_exponent: 0.5,
+        slope_exponent: 1.0,
+        dt: 5000.0,
+        cell_size: 10.0,
+        outlets: Outlets {
+            north: false,
+            south: true,
+            west: false,
+            east: false,
+            sea_level: None,
+        },
+        held: Edges::default(),
+        base_level: None,
+    };
+    let s = SedimentParams {
+        deposition: 1.0,
+        sediment_share: 2.0,
+    };
+    let mut map = start.clone();
+    let mut layer = vec![0f32; w * h];
+    fast_step(&mut map, &mut layer, w, &StepFields::default(), &p, &s);
+    let eroded: f64 = start
+        .iter()
+        .zip(&map)
+        .map(|(a, b)| (a - b).max(0.0) as f64)
+        .sum();
+    let laid: f64 = start
+        .iter()
+        .zip(&map)
+        .map(|(a, b)| (b - a).max(0.0) as f64)
+        .sum();
+    assert!(laid > 0.0, "nothing laid down");
+    assert!(laid < eroded, "laid {laid} m, eroded {eroded} m");
+    let layer_sum: f64 = layer.iter().map(|&v| v as f64).sum();
+    assert!(
+        (layer_sum - laid).abs() <= 1e-3 * laid,
+        "layer {layer_sum} vs laid {laid}"
+    );
+    let mut flat = vec![5f32; w * h];
+    let mut flat_layer = vec![0f32; w * h];
+    fast_step(
+        &mut flat,
+        &mut flat_layer,
+        w,
+        &StepFields::default(),
+        &p,
+        &s,
+    );
+    assert!(flat_layer.iter().all(|&v| v == 0.0));
+}
+
+/// The block-and-plain map of [`heights`] as a `side`² heightmap.
+fn front(side: usize) -> Heightmap {
+    Heightmap::from_vec(side, side, heights(side, side, 21, 2)).expect("side² cells")
+}
+
+/// Fluvial erosion draining south only, long enough for the block to
+/// shed sediment onto the plain.
+fn shedding(deposition: f32) -> FluvialErosion {
+    FluvialErosion {
+        duration: 200_000.0,
+        erodibility: 2e-4,
+        area_exponent: 0.5,
+        slope_exponent: 1.0,
+        diffusivity: 0.0,
+        uplift: 2e-3,
+        uplift_shape: UpliftShape::ByHeight,
+        drain_north: false,
+        drain_west: false,
+        drain_east: false,
+        coarse_size: 65,
+        steps: 10,
+        refine_steps: 1,
+        deposition,
+        ..FluvialErosion::default()
+    }
+}
+
+/// Runs `stage` alone on `map` (10 m cells); returns the eroded map and
+/// what the stage says it laid down.
+fn run_alone(stage: &FluvialErosion, map: &Heightmap) -> (Heightmap, Option<Vec<f32>>) {
+    let mut out = map.clone();
+    let mut ctx = StageContext::new(stage_rng(1, 0));
+    ctx.cell_size = 10.0;
+    stage.apply(&mut out, &mut ctx).expect("the stage runs");
+    (out, ctx.laid_down)
+}
+
+/// Deposits sit where water slows: the plain below the block carries far
+/// more than the block's slopes, a fair share of cells carries 0.1 m or
+/// more, and the laid-down layer is what the stage reports.
+#[test]
+fn sediment_settles_where_the_slope_eases() {
+    let side = 129;
+    let map = front(side);
+    let (eroded, laid) = run_alone(&shedding(1.0), &map);
+    let laid = laid.expect("deposition on: the stage reports its deposits");
+    assert_eq!(laid.len(), side * side);
+    let plain = |i: usize| i / side > side / 3 + 2;
+    let block = |i: usize| i / side < side / 3 - 2;
+    let mean = |keep: &dyn Fn(usize) -> bool| {
+        let v: Vec<f32> = (0..side * side)
+            .filter(|&i| keep(i))
+            .map(|i| laid[i])
+            .collect();
+        v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64
+    };
+    let (on_plain, on_block) = (mean(&plain), mean(&block));
+    assert!(
+        on_plain >= 5.0 * on_block,
+        "plain {on_plain} m, block {on_block} m"
+    );
+    let thick = laid.iter().filter(|&&v| v >= 0.1).count() as f64 / laid.len() as f64;
+    assert!(
+        thick >= 0.02,
+        "only {:.2} % of cells carry 0.1 m",
+        thick * 100.0
+    );
+    // Without deposition nothing is reported and the plain is not raised.
+    let (bare, none) = run_alone(&shedding(0.0), &map);
+    assert!(none.is_none());
+    let raised = |m: &Heightmap| {
+        (0..side * side)
+            .filter(|&i| plain(i))
+            .map(|i| m.data()[i] as f64)
+            .sum::<f64>()
+    };
+    assert!(raised(&eroded) > raised(&bare));
+}
+
+/// With deposition off the stage is the bedrock-only stage: the same
+/// bytes whatever the sediment's erodibility says.
+#[test]
+fn without_deposition_the_stage_is_bedrock_only() {
+    let map = front(97);
+    let plain = run_alone(&shedding(0.0), &map).0;
+    let other = FluvialErosion {
+        sediment_erodibility: 7.0,
+        ..shedding(0.0)
+    };
+    assert_eq!(bits(run_alone(&other, &map).0.data()), bits(plain.data()));
+    assert_ne!(
+        bits(run_alone(&shedding(0.5), &map).0.data()),
+        bits(plain.data())
+    );
+}
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// The eroded-mountains preset at `side`² with deposition on.
+fn depositing_recipe(side: u32) -> Recipe {
+    let mut recipe = orogen_core::presets::load("eroded-mountains")
+        .expect("a shipped preset")
+        .expect("it parses");
+    recipe.width = side;
+    recipe.height = side;
+    for entry in &mut recipe.stages {
+        if let Stage::FluvialErosion(f) = &mut entry.stage {
+            f.deposition = 1.0;
+        }
+    }
+    recipe
+}
+
+/// The same heights and deposition map on 1, 2 and 8 threads.
+#[test]
+fn deposition_is_the_same_on_1_2_and_8_threads() {
+    let recipe = depositing_recipe(129);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool");
+        pool.install(|| {
+            let out = orogen_core::pipeline::run_once_recording(&recipe, None, Default::default())
+                .expect("the recipe runs");
+            (bits(out.0.map.data()), bits(&out.1.deposited()))
+        })
+    };
+    let one = run(1);
+    assert!(
+        one.1.iter().any(|&b| f32::from_bits(b) > 0.0),
+        "nothing laid down"
+    );
+    assert_eq!(run(2), one);
+    assert_eq!(run(8), one);
+}
+
+/// A world that fluvial erosion runs by blocks refuses deposition in one
+/// line that says what to change.
+#[test]
+fn deposition_by_blocks_is_refused() {
+    let mut recipe = depositing_recipe(257);
+    for entry in &mut recipe.stages {
+        if let Stage::FluvialErosion(f) = &mut entry.stage {
+            f.block_size = 128;
+        }
+    }
+    let error = orogen_core::run_once(&recipe, None, Default::default())
+        .expect_err("refused")
+        .to_string();
+    assert!(error.contains("does not run by blocks"), "{error}");
+    assert!(!error.contains('\n'), "{error}");
+}
