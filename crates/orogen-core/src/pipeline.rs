@@ -4,7 +4,9 @@
 pub use crate::executor::{PipelineError, RunHooks, StageOutput};
 pub use crate::maps::ErosionRecord;
 
-use crate::executor::{Cached, Executor, InPlace, PerStage, Plan, Recording, file_stamps};
+use crate::executor::{
+    Cached, Executor, InPlace, LaidDownByStage, PerStage, Plan, Recording, file_stamps,
+};
 use crate::heightmap::Heightmap;
 use crate::recipe::Recipe;
 use crate::stages::Stage;
@@ -53,8 +55,15 @@ impl PipelineOutput {
                 Some(previous) => previous.map.data(),
                 None => &zeros,
             };
-            if before.len() == zeros.len() && stage.map.data().len() == zeros.len() {
-                record.add(entry.stage.kind(), before, stage.map.data());
+            let after = stage.map.data();
+            if before.len() != zeros.len() || after.len() != zeros.len() {
+                continue;
+            }
+            match &stage.laid_down {
+                Some(laid) if laid.len() == zeros.len() => {
+                    record.add_laid_down(entry.stage.kind(), before, after, laid)
+                }
+                _ => record.add(entry.stage.kind(), before, after),
             }
         }
         record.finished()
@@ -139,8 +148,15 @@ impl Pipeline {
             recipe.height as usize,
         );
         let plan = Plan::whole_world(first, recipe.stages.len());
-        Executor::new(recipe, self.base_dir.clone()).run(&plan, &mut store, &mut (), &mut hooks)?;
+        let mut laid = LaidDownByStage::default();
+        Executor::new(recipe, self.base_dir.clone())
+            .run(&plan, &mut store, &mut laid, &mut hooks)?;
         let current = store.current();
+        for (index, laid_down) in laid.0 {
+            if let Some(cached) = self.cache.get_mut(index) {
+                cached.output.laid_down = Some(laid_down);
+            }
+        }
         let stages: Vec<StageOutput> = self
             .cache
             .iter()
@@ -213,6 +229,7 @@ fn run_once_into(
             millis,
             reran: true,
             map: map.clone(),
+            laid_down: None,
         })
         .collect();
     Ok(PipelineOutput {

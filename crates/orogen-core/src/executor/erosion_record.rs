@@ -53,3 +53,23 @@ impl StageObserver for Recording<'_> {
         }
     }
 }
+
+/// Keeps what each stage that tracks its deposits said it laid down, by
+/// stage index: a [`crate::pipeline::Pipeline`] run keeps them with the
+/// stages' maps, so its erosion record equals the one taken as it runs.
+#[derive(Default)]
+pub(crate) struct LaidDownByStage(pub Vec<(usize, std::sync::Arc<[f32]>)>);
+
+impl StageObserver for LaidDownByStage {
+    fn after(
+        &mut self,
+        index: usize,
+        _entry: &StageEntry,
+        _map: &Heightmap,
+        laid_down: Option<&[f32]>,
+    ) {
+        if let Some(laid) = laid_down {
+            self.0.push((index, laid.into()));
+        }
+    }
+}

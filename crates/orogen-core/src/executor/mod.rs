@@ -20,7 +20,7 @@ mod outcome;
 mod per_stage;
 mod stores;
 
-pub(crate) use erosion_record::Recording;
+pub(crate) use erosion_record::{LaidDownByStage, Recording};
 pub use outcome::{PipelineError, RunHooks, StageOutput};
 pub(crate) use per_stage::{Cached, PerStage, file_stamps};
 pub(crate) use stores::{InPlace, Windowed};

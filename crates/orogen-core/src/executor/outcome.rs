@@ -19,6 +19,9 @@ pub struct StageOutput {
     pub reran: bool,
     /// The map after this stage (its input map when the stage is disabled).
     pub map: Arc<Heightmap>,
+    /// What the stage said it laid down (world units per cell), when it
+    /// tracks that (fluvial erosion with deposition on).
+    pub laid_down: Option<Arc<[f32]>>,
 }
 
 /// Why a run stopped before producing a map.

@@ -97,6 +97,7 @@ impl<'c> PerStage<'c> {
                 millis,
                 reran: true,
                 map: self.current.clone(),
+                laid_down: None,
             },
         });
     }

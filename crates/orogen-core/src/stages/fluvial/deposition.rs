@@ -19,16 +19,17 @@
 //! flux from the last sweep's heights, then the heights from that flux)
 //! shrink the change by about G/(1+G) a sweep: 126 m to 0.7 mm in 16
 //! sweeps at G = 1 on a 129² level of 50,000-year steps. Larger G settles
-//! more slowly, so G is capped at 2 and a step stops after [`MAX_SWEEPS`].
+//! more slowly (about 30 sweeps at G = 2), so G is capped at 2 and a step
+//! stops after [`MAX_SWEEPS`].
 //!
 //! Water standing in a lake (a cell below the level of its receiver)
 //! drops everything it carries, up to that level: closed basins fill with
 //! sediment up to their spill level. What leaves at an outlet is gone.
 //!
 //! A cell covered by sediment erodes at the sediment's erodibility (a
-//! share of K, as fastscape's `kfsed`); the sediment layer thickens where
-//! the step raised the cell and thins, down to bedrock, where it lowered
-//! it.
+//! share of K, as fastscape's `kfsed`; under less than [`COVER`] it
+//! blends towards the rock's); the sediment layer thickens where the
+//! step raised the cell and thins, down to bedrock, where it lowered it.
 
 use super::step::{StepParams, area_factor, area_factors, solve_cell};
 use crate::hydro::{FlowGrid, NodeStatus, Routing};
@@ -44,10 +45,22 @@ pub struct SedimentParams {
 
 /// Sweeps at most per step: the flux and the heights alternate until no
 /// cell moves by more than [`SETTLED`].
-pub const MAX_SWEEPS: usize = 16;
+pub const MAX_SWEEPS: usize = 40;
 
 /// Metres: a sweep that moved no cell by more than this ends the step.
 pub const SETTLED: f32 = 1e-3;
+
+/// Metres of sediment that cover the rock entirely: a thinner layer
+/// (the fringe that carrying a level up spreads, a film left by the last
+/// step) erodes between rock and sediment, in proportion.
+pub const COVER: f32 = 0.1;
+
+/// The erodibility share of a cell under `layer` metres of sediment over
+/// rock of share `rock`.
+pub fn share_under(layer: f32, rock: f64, sediment: f64) -> f64 {
+    let covered = (layer / COVER).min(1.0) as f64;
+    rock + (sediment - rock) * covered
+}
 
 /// Erodes and deposits on `heights` (already uplifted) by one implicit
 /// step over `routing`, the sediment layer `sediment` (metres, ≥ 0)
@@ -63,6 +76,35 @@ pub fn incise_depositing<const FILL: bool>(
     erodibility: Option<&[f32]>,
     p: &StepParams,
     s: &SedimentParams,
+) -> Vec<f32> {
+    let sweeps = Sweeps {
+        most: MAX_SWEEPS,
+        settled: SETTLED,
+    };
+    incise_depositing_with::<FILL>(heights, sediment, routing, grid, erodibility, p, s, sweeps)
+}
+
+/// How long the sweeps of a step go on.
+#[derive(Clone, Copy, Debug)]
+pub struct Sweeps {
+    /// Sweeps at most.
+    pub most: usize,
+    /// Metres: a sweep that moved no cell by more than this is the last.
+    pub settled: f32,
+}
+
+/// [`incise_depositing`] with its sweeps set by `sweeps` (the tests'
+/// converged solve).
+#[allow(clippy::too_many_arguments)]
+pub fn incise_depositing_with<const FILL: bool>(
+    heights: &mut [f32],
+    sediment: &mut [f32],
+    routing: &Routing,
+    grid: &FlowGrid,
+    erodibility: Option<&[f32]>,
+    p: &StepParams,
+    s: &SedimentParams,
+    sweeps: Sweeps,
 ) -> Vec<f32> {
     let cells_n = heights.len();
     let cell_area = p.cell_size * p.cell_size;
@@ -84,11 +126,8 @@ pub fn incise_depositing<const FILL: bool>(
     // K·dt·A^m of each cell, rock or sediment: the same every sweep.
     let cut: Vec<f64> = (0..cells_n)
         .map(|i| {
-            let share = if sediment[i] > 0.0 {
-                s.sediment_share
-            } else {
-                erodibility.map_or(1.0, |e| e[i] as f64)
-            };
+            let rock = erodibility.map_or(1.0, |e| e[i] as f64);
+            let share = share_under(sediment[i], rock, s.sediment_share);
             k_dt * area_factor(&table, cells[i], p.area_exponent, area_scale) * share
         })
         .collect();
@@ -97,7 +136,7 @@ pub fn incise_depositing<const FILL: bool>(
     let mut level = vec![0f32; cells_n];
     // Sediment entering each cell over the step, m³.
     let mut flux = vec![0f64; cells_n];
-    for sweep in 0..MAX_SWEEPS {
+    for sweep in 0..sweeps.most {
         if sweep > 0 {
             // Upstream first: each cell passes on what entered it plus
             // what it lost (less what it gained) this step.
@@ -155,7 +194,7 @@ pub fn incise_depositing<const FILL: bool>(
             }
             moved = moved.max((h[i] - old).abs());
         }
-        if sweep > 0 && moved <= SETTLED {
+        if sweep > 0 && moved <= sweeps.settled {
             break;
         }
     }

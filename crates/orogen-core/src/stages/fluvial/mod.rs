@@ -87,6 +87,25 @@ pub struct LevelRun<'a> {
     pub finish: bool,
 }
 
+/// Runs `change` on `map`; where it lowered a cell, the sediment `layer`
+/// (when there is one) loses as much. Creep and breaches move the ground
+/// the layer lies on; what they raise is not river sediment.
+fn thinning(
+    map: &mut Heightmap,
+    layer: Option<&mut Heightmap>,
+    change: impl FnOnce(&mut Heightmap),
+) {
+    let Some(layer) = layer else {
+        change(map);
+        return;
+    };
+    let before = map.data().to_vec();
+    change(map);
+    for ((l, &b), &a) in layer.data_mut().iter_mut().zip(&before).zip(map.data()) {
+        *l = (*l - (b - a).max(0.0)).max(0.0);
+    }
+}
+
 /// How the uplift rate varies over the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum UpliftShape {
@@ -344,8 +363,9 @@ impl FluvialErosion {
     /// returns false. The one step loop of the whole map and the blocks.
     ///
     /// With deposition on, `sediment` (the layer laid down so far, in the
-    /// map's cells) follows every step: what rivers drop, and what lakes
-    /// trap (the closing fill of what is left of a lake is water, not
+    /// map's cells) follows every step: what rivers drop and lakes trap
+    /// thickens it, what rivers cut, creep wears and breaches lower thins
+    /// it (the closing fill of what is left of a lake is water, not
     /// sediment).
     pub fn run_level(
         &self,
@@ -418,14 +438,16 @@ impl FluvialErosion {
                 uplift_cells(map.data_mut(), &grid, uplift, p.dt);
             }
             if closing {
-                diffuse(map, &grid);
+                thinning(map, sediment.as_deref_mut(), |m| diffuse(m, &grid));
                 grid.update_sea(map.data());
             }
             let routing = Routing::on_grid(map.data(), &grid);
             // Breaching lowers cells only along the routing's own paths,
             // so the routing stays valid for the rivers and the fill.
             if level.breach_first && s == 0 && !closing {
-                breach_shallow(map.data_mut(), &routing, self.breach_depth);
+                thinning(map, sediment.as_deref_mut(), |m| {
+                    breach_shallow(m.data_mut(), &routing, self.breach_depth)
+                });
             }
             if closing {
                 // The finish over the routing the rivers were cut on:
@@ -445,7 +467,9 @@ impl FluvialErosion {
                     }
                 };
                 if self.breach_depth > 0.0 {
-                    breach_below(map.data_mut(), &routing, &levels, self.breach_depth);
+                    thinning(map, sediment.as_deref_mut(), |m| {
+                        breach_below(m.data_mut(), &routing, &levels, self.breach_depth)
+                    });
                     if !self.keep_lakes {
                         fill_in_place(map.data_mut(), &routing);
                     }
@@ -469,7 +493,7 @@ impl FluvialErosion {
                 }
                 // Cells the incision lowered to the sea level hold still.
                 grid.update_sea(map.data());
-                diffuse(map, &grid);
+                thinning(map, sediment.as_deref_mut(), |m| diffuse(m, &grid));
             }
             if !after_step(s) {
                 return Ok(false);

@@ -3,7 +3,7 @@
 //! routing of [`crate::hydro::reference`]: every cell's new height from
 //! its receiver's new height, path by path.
 
-use super::deposition::{MAX_SWEEPS, SETTLED, SedimentParams};
+use super::deposition::{MAX_SWEEPS, SETTLED, SedimentParams, share_under};
 use super::step::{StepFields, StepParams, solve_cell};
 use crate::hydro::{link_length, reference};
 
@@ -226,11 +226,7 @@ pub fn stream_power_step_depositing(
                     }
                 } else {
                     let rock = fields.erodibility.map_or(1.0, |e| e[c] as f64);
-                    let share = if sediment[c] > 0.0 {
-                        s.sediment_share
-                    } else {
-                        rock
-                    };
+                    let share = share_under(sediment[c], rock, s.sediment_share);
                     let a_m = (cells[c] as f64).powf(p.area_exponent)
                         * cell_area.powf(p.area_exponent)
                         * share;
