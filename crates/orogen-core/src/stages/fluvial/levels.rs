@@ -171,6 +171,7 @@ impl FluvialErosion {
                     // level's closing step breaches anyway).
                     breach_first: k > 0,
                     finish: last,
+                    deposit: k == 0,
                     input,
                     range: inputs.range(input),
                     cell_size: cell,

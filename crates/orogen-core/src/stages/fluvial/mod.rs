@@ -39,7 +39,7 @@ use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
 use crate::stages::mask::{MaskSource, StageMask};
 use crate::world_window::WorldWindow;
-use deposition::{SedimentParams, incise_depositing};
+use deposition::{SedimentParams, incise_depositing, share_under};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -85,25 +85,40 @@ pub struct LevelRun<'a> {
     /// The map's own level: its last step ends with depressions breached
     /// and the rest filled to their spill level unless kept as lakes.
     pub finish: bool,
+    /// Rivers lay down sediment at this level (the coarse one, where the
+    /// time is); finer levels carry the layer up and cut into it, at the
+    /// sediment's erodibility, in their short refine steps.
+    pub deposit: bool,
 }
 
 /// Runs `change` on `map`; where it lowered a cell, the sediment `layer`
 /// (when there is one) loses as much. Creep and breaches move the ground
 /// the layer lies on; what they raise is not river sediment.
-fn thinning(
+fn thinning<R>(
     map: &mut Heightmap,
     layer: Option<&mut Heightmap>,
-    change: impl FnOnce(&mut Heightmap),
-) {
+    change: impl FnOnce(&mut Heightmap) -> R,
+) -> R {
     let Some(layer) = layer else {
-        change(map);
-        return;
+        return change(map);
     };
     let before = map.data().to_vec();
-    change(map);
+    let result = change(map);
     for ((l, &b), &a) in layer.data_mut().iter_mut().zip(&before).zip(map.data()) {
         *l = (*l - (b - a).max(0.0)).max(0.0);
     }
+    result
+}
+
+/// Each cell's erodibility share under the sediment `layer`, over rock of
+/// `rock` (1 where None).
+fn shares_under(layer: &Heightmap, rock: Option<&[f32]>, sediment: f32) -> Vec<f32> {
+    layer
+        .data()
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| share_under(l, rock.map_or(1.0, |r| r[i] as f64), sediment as f64) as f32)
+        .collect()
 }
 
 /// How the uplift rate varies over the map.
@@ -403,10 +418,10 @@ impl FluvialErosion {
             uplift: uplift.as_deref(),
             erodibility: erodibility.as_deref(),
         };
-        let settling = self.sediment_params();
-        if settling.is_none() {
+        if self.sediment_params().is_none() {
             sediment = None;
         }
+        let settling = self.sediment_params().filter(|_| level.deposit);
         if level.steps == 0 {
             // Nothing to share a routing with.
             if level.finish {
@@ -462,6 +477,13 @@ impl FluvialErosion {
                         &p,
                         settling,
                     ),
+                    (_, Some(layer)) => {
+                        let shares =
+                            shares_under(layer, fields.erodibility, self.sediment_erodibility);
+                        thinning(map, Some(layer), |m| {
+                            incise_with_levels(m.data_mut(), &routing, &grid, Some(&shares), &p)
+                        })
+                    }
                     _ => {
                         incise_with_levels(map.data_mut(), &routing, &grid, fields.erodibility, &p)
                     }
@@ -488,6 +510,13 @@ impl FluvialErosion {
                             &p,
                             settling,
                         );
+                    }
+                    (_, Some(layer)) => {
+                        let shares =
+                            shares_under(layer, fields.erodibility, self.sediment_erodibility);
+                        thinning(map, Some(layer), |m| {
+                            incise(m.data_mut(), &routing, &grid, Some(&shares), &p)
+                        });
                     }
                     _ => incise(map.data_mut(), &routing, &grid, fields.erodibility, &p),
                 }

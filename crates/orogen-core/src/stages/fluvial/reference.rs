@@ -3,7 +3,7 @@
 //! routing of [`crate::hydro::reference`]: every cell's new height from
 //! its receiver's new height, path by path.
 
-use super::deposition::{MAX_SWEEPS, SETTLED, SedimentParams, share_under};
+use super::deposition::{MAX_SWEEPS, SETTLED, SETTLED_RMS, SedimentParams, share_under};
 use super::step::{StepFields, StepParams, solve_cell};
 use crate::hydro::{link_length, reference};
 
@@ -256,8 +256,14 @@ pub fn stream_power_step_depositing(
             .zip(&h)
             .map(|(a, b)| (a - b).abs())
             .fold(0f32, f32::max);
+        let squares: f64 = next
+            .iter()
+            .zip(&h)
+            .map(|(a, b)| ((a - b) as f64).powi(2))
+            .sum();
+        let rms = (squares / h.len() as f64).sqrt();
         h = next;
-        if sweep > 0 && moved <= SETTLED {
+        if sweep > 0 && (moved <= SETTLED || rms <= SETTLED_RMS) {
             break;
         }
     }
