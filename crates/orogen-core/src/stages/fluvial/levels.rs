@@ -205,6 +205,7 @@ impl FluvialErosion {
                 if k == 0 {
                     self.add_roughness(&mut level_map, ctx, k);
                 }
+                self.seed_gullies(&mut level_map, ctx, k, cell, whole);
                 single_thread_when_small(dims, || {
                     run(
                         &mut level_map,
@@ -250,6 +251,7 @@ impl FluvialErosion {
                     };
                     let input = inputs.over(k, dims, comp, last);
                     let mut m = b.carried_up(self, dims, comp, &input, None);
+                    self.seed_gullies(&mut m, ctx, k, cell, comp);
                     let (outlets, held) = self.block_edges(comp, dims);
                     run(&mut m, None, &input, outlets, held)?;
                     Ok((comp, m))

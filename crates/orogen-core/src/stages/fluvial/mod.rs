@@ -245,6 +245,13 @@ pub struct FluvialErosion {
     /// area; fans and alluvial floors form where slopes flatten.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub deposition: f32,
+    /// Gullies: at each level finer than the coarse one, place-keyed
+    /// roughness of this slope (its height over the level's cell) is
+    /// added before the refine steps, which cut the water it gathers into
+    /// gullies and rills at that level's cells. 0: finer levels only
+    /// sharpen the coarse valleys.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gullies: f32,
     /// The erodibility of laid-down sediment as a share of `erodibility`
     /// (loose gravel and sand: above 1).
     #[serde(
@@ -320,6 +327,7 @@ impl Default for FluvialErosion {
             hard_rock: default_hard_rock(),
             stop_after_steps: None,
             deposition: 0.0,
+            gullies: 0.0,
             sediment_erodibility: default_sediment_erodibility(),
         }
     }
@@ -619,6 +627,37 @@ impl FluvialErosion {
             .for_each(|(y, row)| {
                 for (x, h) in row.iter_mut().enumerate() {
                     let u = unit_from_word(key.word(k as u32, x as u32, y as u32));
+                    *h += amp * (u - 0.5);
+                }
+            });
+    }
+
+    /// Adds the gullies' roughness to `map`, the cells `rect` of level
+    /// `k` (finer than the coarse one), `cell` world units apart: keyed by
+    /// the level's own cells, so a block or window draws what the whole
+    /// level draws there.
+    fn seed_gullies(
+        &self,
+        map: &mut Heightmap,
+        ctx: &StageContext,
+        k: usize,
+        cell: f32,
+        rect: blocks::Rect,
+    ) {
+        if self.gullies <= 0.0 || k == 0 {
+            return;
+        }
+        let key = PlaceKey::of_stage(&ctx.rng);
+        let amp = self.gullies * cell;
+        let lw = map.width();
+        map.data_mut()
+            .par_chunks_mut(lw)
+            .enumerate()
+            .for_each(|(y, row)| {
+                let gy = (rect.y.start + y) as u32;
+                for (x, h) in row.iter_mut().enumerate() {
+                    let gx = (rect.x.start + x) as u32;
+                    let u = unit_from_word(key.word(k as u32, gx, gy));
                     *h += amp * (u - 0.5);
                 }
             });

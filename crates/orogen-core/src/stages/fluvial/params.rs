@@ -145,6 +145,12 @@ impl Params for FluvialErosion {
             "G: how readily rivers drop the sediment they carry (0: they only cut). Around 1, fans build where channels leave steep ground, valley floors fill with alluvium and closed basins with sediment.",
         );
         v.float(
+            "gullies",
+            &mut self.gullies,
+            0.0..=1.0,
+            "Slope of the roughness added at each finer level before its refine steps, which cut it into gullies and rills at that level's cells (0: finer levels only sharpen the coarse valleys).",
+        );
+        v.float(
             "sediment_erodibility",
             &mut self.sediment_erodibility,
             0.0..=10.0,
