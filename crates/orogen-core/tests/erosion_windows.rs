@@ -69,7 +69,28 @@ fn rms(a: &Heightmap, b: &Heightmap) -> f64 {
 
 #[test]
 fn eroded_mountains_windows_are_crops_of_the_blocked_whole_map() {
-    let recipe = mountains(513, 128, 65);
+    windows_are_crops(&mountains(513, 128, 65));
+}
+
+/// With scree shed at each finer level too: the talus reads neighbours
+/// for its sweeps, inside each block's halo.
+#[test]
+fn windows_with_talus_are_crops_of_the_blocked_whole_map() {
+    let mut recipe = mountains(513, 128, 65);
+    for entry in &mut recipe.stages {
+        if let Stage::FluvialErosion(f) = &mut entry.stage {
+            f.talus_angle = 20.0;
+        }
+    }
+    assert_ne!(
+        whole(&recipe).data(),
+        whole(&mountains(513, 128, 65)).data()
+    );
+    windows_are_crops(&recipe);
+}
+
+fn windows_are_crops(recipe: &Recipe) {
+    let recipe = recipe.clone();
     let full = whole(&recipe);
     // Windows covering the map, for the barrier phases (the Normalize
     // stages before and after erosion).

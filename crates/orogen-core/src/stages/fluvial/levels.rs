@@ -172,6 +172,7 @@ impl FluvialErosion {
                     breach_first: k > 0,
                     finish: last,
                     deposit: k == 0,
+                    talus: k > 0,
                     input,
                     range: inputs.range(input),
                     cell_size: cell,

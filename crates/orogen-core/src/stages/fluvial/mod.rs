@@ -45,6 +45,10 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use step::{StepFields, StepParams, incise, incise_with_levels, uplift_cells};
 
+/// Sweeps of the talus at each finer level: material moves at most this
+/// many cells, the length of scree that a doubling adds.
+pub const TALUS_SWEEPS: u32 = 8;
+
 /// Levels with fewer cells than this run their steps on one thread: at
 /// 129² waking the second thread for each pass costs more than it saves
 /// (medians 25–27 ms against 31–39 ms for an eroded-mountains edit at
@@ -89,6 +93,9 @@ pub struct LevelRun<'a> {
     /// time is); finer levels carry the layer up and cut into it, at the
     /// sediment's erodibility, in their short refine steps.
     pub deposit: bool,
+    /// Slopes past the angle of repose shed talus after the steps (the
+    /// finer levels, when `talus_angle` is set).
+    pub talus: bool,
 }
 
 /// Runs `change` on `map`; where it lowered a cell, the sediment `layer`
@@ -252,6 +259,12 @@ pub struct FluvialErosion {
     /// sharpen the coarse valleys.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub gullies: f32,
+    /// Scree: after each finer level's steps, slopes steeper than this
+    /// angle of repose (degrees) shed material to lower neighbours
+    /// ([`TALUS_SWEEPS`] sweeps at that level's cells), so the slopes that
+    /// cells of that size resolve settle to it. 0: off.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub talus_angle: f32,
     /// The erodibility of laid-down sediment as a share of `erodibility`
     /// (loose gravel and sand: above 1).
     #[serde(
@@ -328,6 +341,7 @@ impl Default for FluvialErosion {
             stop_after_steps: None,
             deposition: 0.0,
             gullies: 0.0,
+            talus_angle: 0.0,
             sediment_erodibility: default_sediment_erodibility(),
         }
     }
@@ -536,7 +550,33 @@ impl FluvialErosion {
                 return Ok(false);
             }
         }
+        if level.talus {
+            self.shed_talus(map, sediment, level.cell_size);
+        }
         Ok(true)
+    }
+
+    /// Slopes of `map` (cells `cell` apart) steeper than the angle of
+    /// repose shed material to their lower neighbours for
+    /// [`TALUS_SWEEPS`] sweeps ([`crate::stages::ThermalErosion::step`]:
+    /// material is conserved, and each sweep reads only the last, so the
+    /// bytes do not depend on the threads). What it lays down joins the
+    /// sediment layer, what it takes thins it.
+    pub fn shed_talus(&self, map: &mut Heightmap, sediment: Option<&mut Heightmap>, cell: f32) {
+        if self.talus_angle <= 0.0 {
+            return;
+        }
+        let talus = self.talus_angle.to_radians().tan() * cell;
+        let before = sediment.as_ref().map(|_| map.data().to_vec());
+        let mut next = map.clone();
+        for _ in 0..TALUS_SWEEPS {
+            // A pair moves half its excess: the thermal stage's stable rate.
+            crate::stages::ThermalErosion::step(map, &mut next, talus, 0.125);
+            std::mem::swap(map, &mut next);
+        }
+        if let (Some(before), Some(layer)) = (before, sediment) {
+            deposition::settle(layer.data_mut(), &before, map.data());
+        }
     }
 
     /// How sediment settles and erodes; None when deposition is off.

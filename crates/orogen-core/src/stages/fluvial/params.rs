@@ -151,6 +151,12 @@ impl Params for FluvialErosion {
             "Slope of the roughness added at each finer level before its refine steps, which cut it into gullies and rills at that level's cells (0: finer levels only sharpen the coarse valleys).",
         );
         v.float(
+            "talus_angle",
+            &mut self.talus_angle,
+            0.0..=89.0,
+            "Scree: after each finer level's steps, slopes steeper than this angle of repose (degrees) shed material downhill at that level's cells (0: off).",
+        );
+        v.float(
             "sediment_erodibility",
             &mut self.sediment_erodibility,
             0.0..=10.0,
