@@ -89,6 +89,29 @@ fn windows_with_talus_are_crops_of_the_blocked_whole_map() {
     windows_are_crops(&recipe);
 }
 
+/// With deposition on: rivers lay sediment down at the coarse level,
+/// which every window computes whole, and the blocks carry the layer up.
+/// Windows are still crops, and the blocked run reports its deposits.
+#[test]
+fn windows_with_deposition_are_crops_of_the_blocked_whole_map() {
+    let mut recipe = mountains(513, 128, 65);
+    for entry in &mut recipe.stages {
+        if let Stage::FluvialErosion(f) = &mut entry.stage {
+            f.deposition = 1.5;
+            f.steps = 40;
+            f.diffusivity = 0.0;
+        }
+    }
+    let (_, record) = orogen_core::pipeline::run_once_recording(&recipe, None, Default::default())
+        .expect("the recipe runs");
+    let laid = record.deposited();
+    assert!(
+        laid.iter().filter(|&&v| v >= 0.01).count() > 100,
+        "the blocked run lays down sediment"
+    );
+    windows_are_crops(&recipe);
+}
+
 fn windows_are_crops(recipe: &Recipe) {
     let recipe = recipe.clone();
     let full = whole(&recipe);

@@ -321,20 +321,3 @@ fn deposition_is_the_same_on_1_2_and_8_threads() {
     assert_eq!(run(2), one);
     assert_eq!(run(8), one);
 }
-
-/// A world that fluvial erosion runs by blocks refuses deposition in one
-/// line that says what to change.
-#[test]
-fn deposition_by_blocks_is_refused() {
-    let mut recipe = depositing_recipe(257);
-    for entry in &mut recipe.stages {
-        if let Stage::FluvialErosion(f) = &mut entry.stage {
-            f.block_size = 128;
-        }
-    }
-    let error = orogen_core::run_once(&recipe, None, Default::default())
-        .expect_err("refused")
-        .to_string();
-    assert!(error.contains("does not run by blocks"), "{error}");
-    assert!(!error.contains('\n'), "{error}");
-}

@@ -209,14 +209,6 @@ pub enum StageError {
         /// The map's field (`uplift_map`, `hardness_map`).
         map: &'static str,
     },
-    /// Deposition on a world that fluvial erosion runs by blocks.
-    #[error(
-        "fluvial erosion's deposition does not run by blocks (worlds of more than block_size = {block_size} cells a side); set block_size to 0 or deposition to 0"
-    )]
-    DepositionByBlocks {
-        /// The stage's block size.
-        block_size: u32,
-    },
     /// A mask by image that names no file.
     #[error("mask image: no path given")]
     NoMaskImage,

@@ -97,7 +97,7 @@ impl FluvialErosion {
     pub(super) fn apply_blocked(
         &self,
         map: &mut Heightmap,
-        ctx: &StageContext,
+        ctx: &mut StageContext,
         levels: &[(usize, usize)],
         first: usize,
     ) -> Result<(), StageError> {
@@ -132,15 +132,25 @@ impl FluvialErosion {
         let extent = ctx.cell_size * (place.world_width - 1) as f32;
         let inputs = LevelInputs::Blocked { coarse, map, here };
         let levels_result = self.run_levels(ctx, levels, &plan, &inputs, extent)?;
-        let (rect, top) = (levels_result.rect, levels_result.eroded);
-        // The exact cells into the map (which covers `here`).
+        let rect = levels_result.rect;
+        // The exact cells into the map (which covers `here`), and the
+        // sediment laid down there into a layer of the map's cells.
         let width = map.width();
+        let mut laid = levels_result
+            .sediment
+            .as_ref()
+            .map(|_| vec![0f32; map.data().len()]);
         for y in rect.y.start..rect.y.end {
-            let src = top.row(y - rect.y.start);
             let row = y - here.y.start;
+            let cols = rect.x.start - here.x.start..rect.x.end - here.x.start;
             let dst = &mut map.data_mut()[row * width..(row + 1) * width];
-            dst[rect.x.start - here.x.start..rect.x.end - here.x.start].copy_from_slice(src);
+            dst[cols.clone()].copy_from_slice(levels_result.eroded.row(y - rect.y.start));
+            if let (Some(laid), Some(layer)) = (laid.as_mut(), levels_result.sediment.as_ref()) {
+                laid[row * width..(row + 1) * width][cols]
+                    .copy_from_slice(layer.row(y - rect.y.start));
+            }
         }
+        ctx.laid_down = laid;
         Ok(())
     }
 

@@ -86,8 +86,7 @@ pub(super) struct LevelsResult {
     pub rect: Rect,
     /// The eroded heights.
     pub eroded: Heightmap,
-    /// The sediment laid down, when deposition is on (whole maps only:
-    /// deposition does not run by blocks).
+    /// The sediment laid down, when deposition is on, over `rect`.
     pub sediment: Option<Heightmap>,
 }
 
@@ -251,22 +250,33 @@ impl FluvialErosion {
                         y: ay.computed(by),
                     };
                     let input = inputs.over(k, dims, comp, last);
-                    let mut m = b.carried_up(self, dims, comp, &input, None);
+                    // The sediment layer rides along, carried up and cut
+                    // into as on the whole map (rivers lay it down at the
+                    // coarse level only, which runs whole).
+                    let mut layer = b
+                        .sediment
+                        .as_ref()
+                        .map(|_| Heightmap::new(comp.x.len(), comp.y.len()));
+                    let mut m = b.carried_up(self, dims, comp, &input, layer.as_mut());
                     self.seed_gullies(&mut m, ctx, k, cell, comp);
                     let (outlets, held) = self.block_edges(comp, dims);
-                    run(&mut m, None, &input, outlets, held)?;
-                    Ok((comp, m))
+                    run(&mut m, layer.as_mut(), &input, outlets, held)?;
+                    Ok(((comp, m), layer.map(|l| (comp, l))))
                 })
                 .collect::<Result<Vec<_>, StageError>>()?;
+            let (eroded, layers): (Vec<_>, Vec<_>) = eroded.into_iter().unzip();
             let exact = blocks.exact(block);
             let blended = blend(&ax, &ay, blocks, &eroded, exact);
+            // The layers mixed by the same weights as the heights.
+            let layers: Option<Vec<(Rect, Heightmap)>> = layers.into_iter().collect();
+            let sediment = layers.map(|l| blend(&ax, &ay, blocks, &l, exact));
             let input = inputs.over(k, dims, exact, last).into_owned();
             below = Some(Level {
                 rect: exact,
                 dims,
                 eroded: blended,
                 input,
-                sediment: None,
+                sediment,
             });
         }
         below

@@ -765,11 +765,6 @@ impl StageOp for FluvialErosion {
         }
         if let Some((levels, first)) = self.block_schedule(place.world_width, place.world_height) {
             self.check_maps_by_blocks()?;
-            if self.sediment_params().is_some() {
-                return Err(StageError::DepositionByBlocks {
-                    block_size: self.block_size,
-                });
-            }
             return self.apply_blocked(map, ctx, &levels, first);
         }
         // Every level on the whole map: a window needs all of it (its
