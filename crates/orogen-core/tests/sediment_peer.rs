@@ -9,10 +9,8 @@
 //! - landlab is explicit in time, so it runs 20 sub-steps of 50 years
 //!   per 1000-year step (a Courant number below 0.05); orogen runs the
 //!   same 50-year steps, each one implicit solve. (At 1000-year steps
-//!   orogen lays down a third of this: water is routed once a step, so
-//!   a channel cannot wander across the plain within a step and spread
-//!   its load. Steps of 250 years give 60 %, of 50 years 91 % of
-//!   landlab's volume on this map.)
+//!   orogen lays down a third of this, at 250-year steps 60 %, at 50-year
+//!   steps 91 % of landlab's volume on this map: see docs/erosion.md.)
 //! - landlab deposits G times the flux leaving a cell (the cell's own
 //!   erosion included), orogen G times the flux entering it; the two
 //!   differ by a factor 1 + G·(cell area)/A, large only at the head of a
