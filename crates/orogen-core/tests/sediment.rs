@@ -54,13 +54,13 @@ fn fast_step(
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(120))]
 
-    /// Random small maps, steps, G, sediment erodibility, uplift and
+    /// Random maps up to 24², steps, G, sediment erodibility, uplift and
     /// outlets: the fast solve equals the plain one within 2 mm (the
-    /// sweeps stop at 1 mm of change, and the flux is summed in another
-    /// order), heights and sediment layer alike.
+    /// sweeps stop at 1 mm of change or 0.1 mm RMS, and the flux is summed
+    /// in another order), heights and sediment layer alike.
     #[test]
     fn deposition_matches_the_reference(
-        w in 3usize..=12, h in 3usize..=12, seed in any::<u64>(), kind in 0u8..3,
+        w in 3usize..=24, h in 3usize..=24, seed in any::<u64>(), kind in 0u8..3,
         steps in 1usize..=3, g in 0.05f64..2.0, share in 0.5f64..3.0,
         uplift in any::<bool>(), fixed_outlets in any::<bool>(),
     ) {

@@ -89,3 +89,33 @@ fn talus_settles_slopes_past_the_angle_and_keeps_the_material() {
     FluvialErosion::default().shed_talus(&mut off, None, cell);
     assert_eq!(off.data(), start.data());
 }
+
+/// Scree on the map's own level comes before its closing fill: the eroded
+/// map still drains, no cell lower than all eight neighbours.
+#[test]
+fn with_talus_every_cell_still_drains() {
+    let mut recipe = orogen_core::presets::load("eroded-mountains")
+        .expect("a shipped preset")
+        .expect("it parses")
+        .resampled(257);
+    for entry in &mut recipe.stages {
+        if let orogen_core::stages::Stage::FluvialErosion(f) = &mut entry.stage {
+            f.talus_angle = 20.0;
+        }
+    }
+    let map = orogen_core::run_once(&recipe, None, Default::default())
+        .expect("the recipe runs")
+        .map;
+    let (w, h) = (map.width(), map.height());
+    let mut pits = 0;
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let v = map.get(x, y);
+            let lowest = (0..9)
+                .filter(|&k| k != 4)
+                .all(|k| map.get(x + k % 3 - 1, y + k / 3 - 1) > v);
+            pits += lowest as usize;
+        }
+    }
+    assert_eq!(pits, 0, "closed pits with talus");
+}

@@ -53,7 +53,8 @@ pub const SETTLED: f32 = 1e-3;
 /// Metres: a sweep whose root-mean-square change is this or less ends
 /// the step too. A few cells at the edge of a lake can flip in and out of
 /// it from sweep to sweep by a centimetre; they need not hold the whole
-/// map's sweeps (at 513², 16 sweeps instead of the cap).
+/// map's sweeps (measured when every level deposited: a 513² level
+/// stopped after 16 sweeps instead of the cap of 40).
 pub const SETTLED_RMS: f64 = 1e-4;
 
 /// Metres of sediment that cover the rock entirely: a thinner layer

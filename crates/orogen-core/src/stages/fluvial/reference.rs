@@ -157,35 +157,47 @@ pub fn stream_power_step_depositing(
     let cells = reference::drainage_cells(&receivers);
     let start = heights.to_vec();
     let cell_area = p.cell_size * p.cell_size;
-    let donor_list = |c: usize| {
-        (0..receivers.len())
-            .filter(|&d| d != c && receivers[d] as usize == c)
-            .collect::<Vec<_>>()
-    };
-    // Sediment entering `c`: what each donor passes on, never negative.
+    // Each cell's donors, by scanning every cell.
+    let donors: Vec<Vec<usize>> = (0..receivers.len())
+        .map(|c| {
+            (0..receivers.len())
+                .filter(|&d| d != c && receivers[d] as usize == c)
+                .collect()
+        })
+        .collect();
+    // Sediment entering `c`: what each donor passes on, never negative
+    // (each cell's answer kept once found).
     fn entering(
         c: usize,
         h: &[f32],
         start: &[f32],
         cell_area: f64,
-        donors: &dyn Fn(usize) -> Vec<usize>,
+        donors: &[Vec<usize>],
+        known: &mut [Option<f64>],
     ) -> f64 {
-        donors(c)
-            .into_iter()
-            .map(|d| {
-                (entering(d, h, start, cell_area, donors) + (start[d] - h[d]) as f64 * cell_area)
+        if let Some(v) = known[c] {
+            return v;
+        }
+        let v = donors[c]
+            .iter()
+            .map(|&d| {
+                (entering(d, h, start, cell_area, donors, known)
+                    + (start[d] - h[d]) as f64 * cell_area)
                     .max(0.0)
             })
-            .sum()
+            .sum();
+        known[c] = Some(v);
+        v
     }
     let mut h = start.clone();
     for sweep in 0..MAX_SWEEPS {
+        let mut known = vec![None; h.len()];
         let flux: Vec<f64> = (0..h.len())
             .map(|c| {
                 if sweep == 0 {
                     0.0
                 } else {
-                    entering(c, &h, &start, cell_area, &donor_list)
+                    entering(c, &h, &start, cell_area, &donors, &mut known)
                 }
             })
             .collect();
