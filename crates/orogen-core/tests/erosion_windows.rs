@@ -98,7 +98,7 @@ fn windows_with_deposition_are_crops_of_the_blocked_whole_map() {
     let mut recipe = mountains(513, 128, 65);
     for entry in &mut recipe.stages {
         if let Stage::FluvialErosion(f) = &mut entry.stage {
-            f.deposition = 1.5;
+            f.deposition = 1.0;
             f.steps = 40;
             f.diffusivity = 0.0;
         }

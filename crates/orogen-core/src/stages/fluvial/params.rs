@@ -141,7 +141,7 @@ impl Params for FluvialErosion {
         v.float(
             "deposition",
             &mut self.deposition,
-            0.0..=2.0,
+            0.0..=1.0,
             "G: how readily rivers drop the sediment they carry (0: they only cut). Around 1, fans build where channels leave steep ground, valley floors fill with alluvium and closed basins with sediment.",
         );
         v.float(

@@ -24,11 +24,45 @@ pub fn stream_power_step(heights: &mut [f32], width: usize, fields: &StepFields,
     }
     let receivers = reference::receivers(heights, width, &p.outlets);
     let cells = reference::drainage_cells(&receivers);
-    // Each cell erodes towards the water level in its receiver: the
-    // highest new height on the receiver's path to its outlet, and at
-    // least the base level (the sea) that the outlet drains to.
     let old = heights.to_vec();
-    let mut new: Vec<Option<f32>> = vec![None; heights.len()];
+    let new = solve_by_paths(&receivers, width, p, &old, |c, _, base, distance| {
+        if old[c] <= base {
+            old[c]
+        } else {
+            let share = fields.erodibility.map_or(1.0, |e| e[c] as f64);
+            let a_m = (cells[c] as f64).powf(p.area_exponent)
+                * (p.cell_size * p.cell_size).powf(p.area_exponent)
+                * share;
+            let k_dt_am = p.erodibility * p.dt * a_m;
+            let solved = solve_cell(
+                old[c] as f64,
+                base as f64,
+                k_dt_am,
+                distance,
+                p.slope_exponent,
+            );
+            (solved as f32).max(base)
+        }
+    });
+    heights.copy_from_slice(&new);
+}
+
+/// Every cell's new value, each from its receiver's: the walk from each
+/// cell down its path to the first cell already solved (or its outlet),
+/// then back up, calling `value(cell, receiver, base, distance)`. A
+/// cell erodes towards the water level in its receiver: the highest new
+/// value on the receiver's path to its outlet, and at least the base
+/// level (the sea) that the outlet drains to, one link away; an outlet
+/// towards the base level one cell beyond (its `own` value when there is
+/// none).
+fn solve_by_paths(
+    receivers: &[u32],
+    width: usize,
+    p: &StepParams,
+    own: &[f32],
+    mut value: impl FnMut(usize, usize, f32, f64) -> f32,
+) -> Vec<f32> {
+    let mut new: Vec<Option<f32>> = vec![None; receivers.len()];
     let level = |new: &[Option<f32>], mut i: usize| {
         let mut top = new[i].expect("solved");
         while receivers[i] as usize != i {
@@ -37,11 +71,9 @@ pub fn stream_power_step(heights: &mut [f32], width: usize, fields: &StepFields,
         }
         p.base_level.map_or(top, |base| top.max(base))
     };
-    for start in 0..heights.len() {
-        // The path down to the first cell already solved (or the outlet),
-        // then solved back up.
-        let mut path = vec![start];
-        let mut i = start;
+    for first in 0..receivers.len() {
+        let mut path = vec![first];
+        let mut i = first;
         while new[i].is_none() && receivers[i] as usize != i {
             i = receivers[i] as usize;
             path.push(i);
@@ -51,37 +83,18 @@ pub fn stream_power_step(heights: &mut [f32], width: usize, fields: &StepFields,
                 continue;
             }
             let r = receivers[c] as usize;
-            let value = {
-                let (base, distance) = if r == c {
-                    (p.base_level.unwrap_or(old[c]), p.cell_size)
-                } else {
-                    let length = link_length(c as u32, r as u32, width) as f64;
-                    (level(&new, r), length * p.cell_size)
-                };
-                if old[c] <= base {
-                    old[c]
-                } else {
-                    let share = fields.erodibility.map_or(1.0, |e| e[c] as f64);
-                    let a_m = (cells[c] as f64).powf(p.area_exponent)
-                        * (p.cell_size * p.cell_size).powf(p.area_exponent)
-                        * share;
-                    let k_dt_am = p.erodibility * p.dt * a_m;
-                    let solved = solve_cell(
-                        old[c] as f64,
-                        base as f64,
-                        k_dt_am,
-                        distance,
-                        p.slope_exponent,
-                    );
-                    (solved as f32).max(base)
-                }
+            let (base, distance) = if r == c {
+                (p.base_level.unwrap_or(own[c]), p.cell_size)
+            } else {
+                let length = link_length(c as u32, r as u32, width) as f64;
+                (level(&new, r), length * p.cell_size)
             };
-            new[c] = Some(value);
+            new[c] = Some(value(c, r, base, distance));
         }
     }
-    for (h, v) in heights.iter_mut().zip(new) {
-        *h = v.expect("every cell solved");
-    }
+    new.into_iter()
+        .map(|v| v.expect("every cell solved"))
+        .collect()
 }
 
 /// Explicit hillslope diffusion in many small steps (each within the
@@ -201,68 +214,36 @@ pub fn stream_power_step_depositing(
                 }
             })
             .collect();
-        let mut new: Vec<Option<f32>> = vec![None; h.len()];
-        let level = |new: &[Option<f32>], mut i: usize| {
-            let mut top = new[i].expect("solved");
-            while receivers[i] as usize != i {
-                i = receivers[i] as usize;
-                top = top.max(new[i].expect("solved"));
-            }
-            p.base_level.map_or(top, |base| top.max(base))
-        };
-        for first in 0..h.len() {
-            let mut path = vec![first];
-            let mut i = first;
-            while new[i].is_none() && receivers[i] as usize != i {
-                i = receivers[i] as usize;
-                path.push(i);
-            }
-            for &c in path.iter().rev() {
-                if new[c].is_some() {
-                    continue;
+        let next = solve_by_paths(&receivers, width, p, &start, |c, r, base, distance| {
+            if start[c] < base || (r == c && start[c] == base) {
+                if r == c {
+                    start[c]
+                } else {
+                    (start[c] + (flux[c] / cell_area) as f32)
+                        .min(base)
+                        .max(start[c])
                 }
-                let r = receivers[c] as usize;
-                let (base, distance) = if r == c {
-                    (p.base_level.unwrap_or(start[c]), p.cell_size)
+            } else {
+                let rock = fields.erodibility.map_or(1.0, |e| e[c] as f64);
+                let share = share_under(sediment[c], rock, s.sediment_share);
+                let a_m = (cells[c] as f64).powf(p.area_exponent)
+                    * cell_area.powf(p.area_exponent)
+                    * share;
+                let laid = if r == c {
+                    0.0
                 } else {
-                    let length = link_length(c as u32, r as u32, width) as f64;
-                    (level(&new, r), length * p.cell_size)
+                    s.deposition * flux[c] / (cells[c] as f64 * cell_area)
                 };
-                let value = if start[c] < base || (r == c && start[c] == base) {
-                    if r == c {
-                        start[c]
-                    } else {
-                        (start[c] + (flux[c] / cell_area) as f32)
-                            .min(base)
-                            .max(start[c])
-                    }
-                } else {
-                    let rock = fields.erodibility.map_or(1.0, |e| e[c] as f64);
-                    let share = share_under(sediment[c], rock, s.sediment_share);
-                    let a_m = (cells[c] as f64).powf(p.area_exponent)
-                        * cell_area.powf(p.area_exponent)
-                        * share;
-                    let laid = if r == c {
-                        0.0
-                    } else {
-                        s.deposition * flux[c] / (cells[c] as f64 * cell_area)
-                    };
-                    let solved = solve_cell(
-                        start[c] as f64 + laid,
-                        base as f64,
-                        p.erodibility * p.dt * a_m,
-                        distance,
-                        p.slope_exponent,
-                    );
-                    (solved as f32).max(base)
-                };
-                new[c] = Some(value);
+                let solved = solve_cell(
+                    start[c] as f64 + laid,
+                    base as f64,
+                    p.erodibility * p.dt * a_m,
+                    distance,
+                    p.slope_exponent,
+                );
+                (solved as f32).max(base)
             }
-        }
-        let next: Vec<f32> = new
-            .into_iter()
-            .map(|v| v.expect("every cell solved"))
-            .collect();
+        });
         let moved = next
             .iter()
             .zip(&h)

@@ -160,17 +160,10 @@ fn incise_walk<const FILL: bool>(
     for &i in &routing.order {
         let (i, r) = (i as usize, receivers[i as usize] as usize);
         'cut: {
-            let (base, distance) = if r == i {
-                match (p.base_level, status[i]) {
-                    (Some(base), s) if s != NodeStatus::Held => (base, p.cell_size),
-                    _ => {
-                        level[i] = h[i];
-                        break 'cut;
-                    }
-                }
-            } else {
-                let straight = i.abs_diff(r) == 1 || i.abs_diff(r) == width;
-                (level[r], if straight { axis } else { diagonal })
+            let Some((base, distance)) = target(i, r, &level, status, p, width, (axis, diagonal))
+            else {
+                level[i] = h[i];
+                break 'cut;
             };
             if h[i] <= base {
                 level[i] = base;
@@ -192,6 +185,30 @@ fn incise_walk<const FILL: bool>(
     }
     fill
 }
+/// The level cell `i` erodes towards and how far away it is: the water
+/// level in its receiver `r` one link away (`links`: straight and
+/// diagonal lengths), or for an outlet the base level one cell beyond;
+/// None for an outlet that keeps its height.
+#[inline]
+pub(super) fn target(
+    i: usize,
+    r: usize,
+    level: &[f32],
+    status: &[NodeStatus],
+    p: &StepParams,
+    width: usize,
+    links: (f64, f64),
+) -> Option<(f32, f64)> {
+    if r == i {
+        return match (p.base_level, status[i]) {
+            (Some(base), s) if s != NodeStatus::Held => Some((base, p.cell_size)),
+            _ => None,
+        };
+    }
+    let straight = i.abs_diff(r) == 1 || i.abs_diff(r) == width;
+    Some((level[r], if straight { links.0 } else { links.1 }))
+}
+
 /// The new height of a cell at `h` above its receiver's new height `hr`:
 /// h' − h + K·dt·A^m·((h' − hr)/d)^n = 0, directly for n = 1, by Newton
 /// otherwise (always between `hr` and `h`).
