@@ -24,8 +24,9 @@
 //! within 1 mm (`tests/sediment.rs`), so G is capped at 1; a step stops
 //! after [`MAX_SWEEPS`] at most.
 //!
-//! Water standing in a lake (a cell below the level of its receiver)
-//! drops everything it carries, up to that level: closed basins fill with
+//! Water standing in a lake (a cell below the level water stood at in
+//! its receiver before the step, and below its receiver now) drops
+//! everything it carries, up to that level: closed basins fill with
 //! sediment up to their spill level. What leaves at an outlet is gone.
 //!
 //! A cell covered by sediment erodes at the sediment's erodibility (a
@@ -144,6 +145,21 @@ pub fn incise_depositing_with<const FILL: bool>(
         })
         .collect();
     let start = heights.to_vec();
+    // The level water stood at in each cell before the step (its start
+    // height or its receiver's, whichever is higher): a cell below its
+    // receiver's is in a lake. Not the receiver's level during the step:
+    // a river aggrading by more than its bed drops over a cell would make
+    // the cell above a lake of its own, filled flat instead of building
+    // the slope that carries the load on.
+    let mut still = vec![0f32; cells_n];
+    for &i in order {
+        let (i, r) = (i as usize, receivers[i as usize] as usize);
+        still[i] = if r == i {
+            start[i]
+        } else {
+            start[i].max(still[r])
+        };
+    }
     let h = heights;
     let mut level = vec![0f32; cells_n];
     // Sediment entering each cell over the step, m³.
@@ -174,7 +190,12 @@ pub fn incise_depositing_with<const FILL: bool>(
                     level[i] = start[i];
                     break 'cell;
                 };
-                if start[i] < base || (r == i && start[i] == base) {
+                let in_lake = if r == i {
+                    start[i] <= base
+                } else {
+                    start[i] < base && start[i] < still[r]
+                };
+                if in_lake {
                     // Standing water drops all it carries, up to its level
                     // (a cell level with its receiver is a flat river bed:
                     // it aggrades as any other).

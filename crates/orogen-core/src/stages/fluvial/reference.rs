@@ -214,8 +214,22 @@ pub fn stream_power_step_depositing(
                 }
             })
             .collect();
+        // The highest start height on a cell's way out: where water stood.
+        let still = |mut i: usize| {
+            let mut top = start[i];
+            while receivers[i] as usize != i {
+                i = receivers[i] as usize;
+                top = top.max(start[i]);
+            }
+            top
+        };
         let next = solve_by_paths(&receivers, width, p, &start, |c, r, base, distance| {
-            if start[c] < base || (r == c && start[c] == base) {
+            let in_lake = if r == c {
+                start[c] <= base
+            } else {
+                start[c] < base && start[c] < still(r)
+            };
+            if in_lake {
                 if r == c {
                     start[c]
                 } else {
