@@ -58,16 +58,29 @@ pub fn view_screenshot(dir: &Path, name: &str, args: &[&str]) -> image::RgbImage
         std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
             .expect("runtime dir permissions");
     }
-    let output = Command::new("timeout")
-        .args(["300", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24"])
-        .arg(env!("CARGO_BIN_EXE_orogen"))
-        .arg("view")
-        .args(args)
-        .arg("--screenshot")
-        .arg(&shot)
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .output()
-        .expect("xvfb-run runs");
+    let run = || {
+        Command::new("timeout")
+            .args(["300", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24"])
+            .arg(env!("CARGO_BIN_EXE_orogen"))
+            .arg("view")
+            .args(args)
+            .arg("--screenshot")
+            .arg(&shot)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .output()
+            .expect("xvfb-run runs")
+    };
+    // `xvfb-run -a` picks a free display number, and tests running side
+    // by side can race for the same one: the viewer then finds no display
+    // at all. That is the harness, not the viewer: try again, twice.
+    let mut output = run();
+    for _ in 0..2 {
+        let lost_display = String::from_utf8_lossy(&output.stderr).contains("XOpenDisplayFailed");
+        if output.status.success() || !lost_display {
+            break;
+        }
+        output = run();
+    }
     let log = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
