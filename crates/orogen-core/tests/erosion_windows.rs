@@ -188,3 +188,18 @@ fn blocks_stay_close_to_one_coupled_run_and_leave_small_maps_alone() {
     let default = whole(&mountains(257, 1024, 33));
     assert_eq!(default.data(), coupled.data());
 }
+
+/// A block size under the minimum is refused in one line that says what
+/// to use; 0 and the minimum run.
+#[test]
+fn a_block_size_below_the_minimum_is_refused() {
+    use orogen_core::stages::fluvial::MIN_BLOCK_SIZE;
+    let error = run_once(&mountains(129, 32, 33), None, Default::default())
+        .expect_err("refused")
+        .to_string();
+    assert!(error.contains("block_size 32 is below 64 cells"), "{error}");
+    assert!(!error.contains('\n'), "{error}");
+    for ok in [0, MIN_BLOCK_SIZE] {
+        run_once(&mountains(129, ok, 33), None, Default::default()).expect("runs");
+    }
+}

@@ -200,6 +200,17 @@ pub enum StageError {
         /// One block with its halo, a side.
         block_cells: usize,
     },
+    /// Fluvial erosion's blocks below the smallest that keep a halo and a
+    /// blend worth the name.
+    #[error(
+        "fluvial erosion's block_size {block_size} is below {min} cells; use 0 (every level on the whole map) or {min} or more"
+    )]
+    BlockTooSmall {
+        /// The recipe's block size.
+        block_size: u32,
+        /// The smallest allowed.
+        min: u32,
+    },
     /// A map of a stage run by blocks that a block cannot compute from
     /// its own cells (only a map by height can).
     #[error(

@@ -63,6 +63,12 @@ const SERIAL_CELLS: usize = 1 << 15;
 /// window of them needs only its own blocks in memory.
 pub const DEFAULT_BLOCK_SIZE: u32 = 8192;
 
+/// The smallest block: its halo (an eighth of a side) and blend ramps (a
+/// sixteenth) are then 8 and 4 cells, the least that still carries a
+/// valley and a talus sweep's reach across a block's edge. A block as
+/// large as the world, or larger, runs every level whole.
+pub const MIN_BLOCK_SIZE: u32 = 64;
+
 /// One level's run: what [`FluvialErosion::run_level`] needs besides the
 /// map it erodes.
 pub struct LevelRun<'a> {
@@ -767,6 +773,12 @@ impl StageOp for FluvialErosion {
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         if !self.outlets().any() {
             return Err(StageError::NoOutlet);
+        }
+        if (1..MIN_BLOCK_SIZE).contains(&self.block_size) {
+            return Err(StageError::BlockTooSmall {
+                block_size: self.block_size,
+                min: MIN_BLOCK_SIZE,
+            });
         }
         let place = ctx.window_of(map);
         if place.world_width < 3 || place.world_height < 3 {

@@ -130,7 +130,7 @@ impl Params for FluvialErosion {
             "block_size",
             &mut self.block_size,
             0..=16384,
-            "Cells a side of the fixed blocks that levels larger than one block erode on, mixed across their edges, so that any window of the map equals the same crop of the whole map; 0 erodes every level on the whole map.",
+            "Cells a side of the fixed blocks that levels larger than one block erode on, mixed across their edges, so that any window of the map equals the same crop of the whole map; 0 erodes every level on the whole map; at least 64 otherwise.",
         );
         v.float(
             "hard_rock",
