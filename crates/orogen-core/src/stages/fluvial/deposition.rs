@@ -34,8 +34,8 @@
 //! blends towards the rock's); the sediment layer thickens where the
 //! step raised the cell and thins, down to bedrock, where it lowered it.
 
-use super::step::{StepParams, area_factor, area_factors, solve_cell, target};
-use crate::hydro::{FlowGrid, Routing};
+use super::step::{StepParams, area_factor, area_factors, link_lengths, solve_cell, target};
+use crate::hydro::{FlowGrid, Routing, fill_levels};
 
 /// How sediment settles and erodes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -126,10 +126,7 @@ pub fn incise_depositing_with<const FILL: bool>(
     let k_dt = p.erodibility * p.dt;
     let width = routing.width;
     let n = p.slope_exponent;
-    let (axis, diagonal) = (
-        p.cell_size,
-        std::f64::consts::SQRT_2 as f32 as f64 * p.cell_size,
-    );
+    let (axis, diagonal) = link_lengths(p);
     let (receivers, cells, status, order) = (
         &routing.receivers,
         &routing.cells,
@@ -151,15 +148,7 @@ pub fn incise_depositing_with<const FILL: bool>(
     // a river aggrading by more than its bed drops over a cell would make
     // the cell above a lake of its own, filled flat instead of building
     // the slope that carries the load on.
-    let mut still = vec![0f32; cells_n];
-    for &i in order {
-        let (i, r) = (i as usize, receivers[i as usize] as usize);
-        still[i] = if r == i {
-            start[i]
-        } else {
-            start[i].max(still[r])
-        };
-    }
+    let still = fill_levels(&start, routing);
     let h = heights;
     let mut level = vec![0f32; cells_n];
     // Sediment entering each cell over the step, m³.
@@ -230,15 +219,11 @@ pub fn incise_depositing_with<const FILL: bool>(
         }
     }
     settle(sediment, &start, h);
-    if !FILL {
-        return Vec::new();
+    if FILL {
+        fill_levels(h, routing)
+    } else {
+        Vec::new()
     }
-    let mut fill = vec![0f32; cells_n];
-    for &i in order {
-        let (i, r) = (i as usize, receivers[i as usize] as usize);
-        fill[i] = if r == i { h[i] } else { h[i].max(fill[r]) };
-    }
-    fill
 }
 
 /// The sediment layer after a change from `before` to `after`: thicker

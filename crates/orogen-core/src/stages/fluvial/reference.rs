@@ -202,6 +202,8 @@ pub fn stream_power_step_depositing(
         known[c] = Some(v);
         v
     }
+    // The highest start height on each cell's way out: where water stood.
+    let still = reference::fill_levels(&start, &receivers);
     let mut h = start.clone();
     for sweep in 0..MAX_SWEEPS {
         let mut known = vec![None; h.len()];
@@ -214,20 +216,11 @@ pub fn stream_power_step_depositing(
                 }
             })
             .collect();
-        // The highest start height on a cell's way out: where water stood.
-        let still = |mut i: usize| {
-            let mut top = start[i];
-            while receivers[i] as usize != i {
-                i = receivers[i] as usize;
-                top = top.max(start[i]);
-            }
-            top
-        };
         let next = solve_by_paths(&receivers, width, p, &start, |c, r, base, distance| {
             let in_lake = if r == c {
                 start[c] <= base
             } else {
-                start[c] < base && start[c] < still(r)
+                start[c] < base && start[c] < still[r]
             };
             if in_lake {
                 if r == c {

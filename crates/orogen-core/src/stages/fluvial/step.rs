@@ -143,12 +143,7 @@ fn incise_walk<const FILL: bool>(
     let k_dt = p.erodibility * p.dt;
     let width = routing.width;
     let n = p.slope_exponent;
-    // A diagonal link is √2 rounded to f32 cells long, as
-    // `hydro::link_length` measures it (the reference's distances).
-    let (axis, diagonal) = (
-        p.cell_size,
-        std::f64::consts::SQRT_2 as f32 as f64 * p.cell_size,
-    );
+    let (axis, diagonal) = link_lengths(p);
     let mut level = vec![0f32; heights.len()];
     let mut fill = if FILL {
         vec![0f32; heights.len()]
@@ -185,6 +180,16 @@ fn incise_walk<const FILL: bool>(
     }
     fill
 }
+/// A straight and a diagonal link's length: a diagonal link is √2
+/// rounded to f32 cells long, as `hydro::link_length` measures it (the
+/// reference's distances).
+pub(super) fn link_lengths(p: &StepParams) -> (f64, f64) {
+    (
+        p.cell_size,
+        std::f64::consts::SQRT_2 as f32 as f64 * p.cell_size,
+    )
+}
+
 /// The level cell `i` erodes towards and how far away it is: the water
 /// level in its receiver `r` one link away (`links`: straight and
 /// diagonal lengths), or for an outlet the base level one cell beyond;
