@@ -3,6 +3,7 @@
 
     scripts/drainage-check.py FOLDER_OR_EXR [--cell-size METRES] [--min-area 2000] [--json]
     scripts/drainage-check.py MAP.f32 --size WxH --cell-size METRES [...]
+    [--deposits LAID.f32 [--deposit-limit 0.1]]
 
 No orogen code is used: the heights are read with the OpenEXR package
 (both the 3.x `OpenEXR.File` API and the older `InputFile` one) and
@@ -44,6 +45,14 @@ Flint's law  S = k A^-θ
   binning weights each decade of area equally instead of letting the
   many small-area cells dominate; fewer than 3 bins give θ and r² of
   NaN (null in JSON).
+
+  With `--deposits FILE` (raw float32 thickness of laid-down sediment,
+  north row first, as orogen's `float_heights` example writes it),
+  channel cells carrying `--deposit-limit` (default 0.1 m) or more drop
+  out of the fit: alluvial channels on fans and basin floors are
+  transport-limited, their slope set by the load they carry, and Flint's
+  law describes bedrock channels. Their count is reported as
+  `alluvial_cells`.
 
 Closed pits
   Interior cells strictly lower than all 8 neighbours, as a percentage of
@@ -207,7 +216,7 @@ def flint_fit(area, slope, min_cells=10, width=0.1):
     return float(-coef[0]), r2, int(keep.sum())
 
 
-def analyse(heights, cell, min_area):
+def analyse(heights, cell, min_area, deposits=None, deposit_limit=0.1):
     import fastscapelib as fs
     rows, cols = heights.shape
     grid = fs.RasterGrid([rows, cols], [cell, cell], fs.NodeStatus.FIXED_VALUE)
@@ -222,6 +231,10 @@ def analyse(heights, cell, min_area):
     slope = np.zeros(h.size)
     slope[flows] = (h[flows] - h[rcv[flows]]) / dist[flows]
     chan = flows & (area >= min_area) & (slope > 0)
+    alluvial = np.zeros(h.size, dtype=bool)
+    if deposits is not None:
+        alluvial = chan & (deposits.ravel() >= deposit_limit)
+        chan &= ~alluvial
     theta, r2, _bins = flint_fit(area[chan], slope[chan])
     return {
         "theta": theta,
@@ -229,6 +242,7 @@ def analyse(heights, cell, min_area):
         "pits_percent": 100.0 * closed_pits(heights) / h.size,
         "cells": int(h.size),
         "channel_cells": int(chan.sum()),
+        "alluvial_cells": int(alluvial.sum()),
     }
 
 
@@ -240,6 +254,10 @@ def main():
     ap.add_argument("--size", help="WxH of a raw .f32 file")
     ap.add_argument("--min-area", type=float, default=2000.0,
                     help="smallest drainage area of a channel cell, m² (default 2000)")
+    ap.add_argument("--deposits", help="raw float32 deposit thickness (the heights' layout): "
+                    "channel cells carrying --deposit-limit or more leave the Flint fit")
+    ap.add_argument("--deposit-limit", type=float, default=0.1,
+                    help="deposit thickness (m) from which a channel is alluvial (default 0.1)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
     try:
@@ -252,6 +270,14 @@ def main():
             raise InputError(f"{args.input}: {heights.shape[1]}x{heights.shape[0]} cells, need at least 3x3")
         if not np.isfinite(heights).all():
             raise InputError(f"{args.input}: heights hold NaN or infinity")
+        deposits = None
+        if args.deposits is not None:
+            if not os.path.isfile(args.deposits):
+                raise InputError(f"{args.deposits}: no such file")
+            deposits = np.fromfile(args.deposits, dtype="<f4")
+            if deposits.size != heights.size:
+                raise InputError(f"{args.deposits}: {deposits.size} values, the heights have {heights.size}")
+            deposits = deposits.reshape(heights.shape)
         try:
             import fastscapelib  # noqa: F401
         except ImportError:
@@ -259,7 +285,7 @@ def main():
     except InputError as e:
         print(f"drainage-check: {e}", file=sys.stderr)
         sys.exit(2)
-    r = analyse(heights, cell, args.min_area)
+    r = analyse(heights, cell, args.min_area, deposits, args.deposit_limit)
     if args.json:
         print(json.dumps({k: (None if isinstance(v, float) and math.isnan(v) else v)
                           for k, v in r.items()}))

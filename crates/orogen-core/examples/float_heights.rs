@@ -7,11 +7,12 @@
 //!
 //! Arguments: preset name or `.ron` file, output file, cells along the
 //! world's longer side (default: the recipe's). `--without KIND` switches
-//! off every stage of that kind (the map before erosion, say). Prints the
-//! size and cell size on its last line.
+//! off every stage of that kind (the map before erosion, say);
+//! `--deposits FILE` also writes the thickness erosion laid down (raw f32,
+//! the same layout). Prints the size and cell size on its last line.
 
 use orogen_core::bake::load_recipe_at;
-use orogen_core::pipeline::{RunHooks, run_once};
+use orogen_core::pipeline::{RunHooks, run_once_recording};
 use std::error::Error;
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -25,6 +26,13 @@ fn main() -> Result<(), Box<dyn Error>> {
             without.push(args.remove(at));
         }
     }
+    let mut deposits = None;
+    if let Some(at) = args.iter().position(|a| a == "--deposits") {
+        args.remove(at);
+        if at < args.len() {
+            deposits = Some(args.remove(at));
+        }
+    }
     let recipe_name = args.first().cloned().unwrap_or_else(|| "default".into());
     let out = args.get(1).cloned().unwrap_or_else(|| "heights.f32".into());
     let (mut recipe, base_dir) = load_recipe_at(&recipe_name, args.get(2).map(String::as_str))?;
@@ -34,7 +42,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
     }
     let start = std::time::Instant::now();
-    let output = run_once(&recipe, base_dir, RunHooks::default())?;
+    let (output, record) = run_once_recording(&recipe, base_dir, RunHooks::default())?;
     for stage in &output.stages {
         eprintln!("{:>20} {:>9.1} ms", stage.kind, stage.millis);
     }
@@ -50,6 +58,14 @@ fn main() -> Result<(), Box<dyn Error>> {
         .flat_map(|v| v.to_le_bytes())
         .collect();
     std::fs::write(&out, bytes)?;
+    if let Some(path) = deposits {
+        let laid: Vec<u8> = record
+            .deposited()
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        std::fs::write(path, laid)?;
+    }
     println!(
         "{}x{} cell {}",
         recipe.width,

@@ -36,6 +36,10 @@ pub const PRESETS: &[(&str, &str)] = &[
         "lake-valley",
         include_str!("../../../assets/presets/lake-valley.ron"),
     ),
+    (
+        "alluvial-fans",
+        include_str!("../../../assets/presets/alluvial-fans.ron"),
+    ),
 ];
 
 /// Names of the shipped presets, `default` first.

@@ -330,49 +330,61 @@ fn deposition_is_the_same_on_1_2_and_8_threads() {
     assert_eq!(run(8), one);
 }
 
-/// The example of ranges shedding sediment into closed basins
-/// (`docs/examples/alluvial-basins.ron`) at 257²: deposits sit where water
-/// slows. At least 2 % of cells carry 0.1 m or more, and the mean deposit
+/// The `alluvial-fans` preset (ranges shedding fans onto a flat basin
+/// floor) at 257² and its own 513²: deposits sit where water slows. At least 2 % of cells carry 0.1 m or more, and the mean deposit
 /// on gentle low ground (slope under 0.1, draining 10⁴ m² or more) is at
 /// least 5 times that on steep ground (slope over 0.5).
 #[test]
-fn the_basins_example_fills_where_water_slows() {
-    let mut recipe = Recipe::from_ron(include_str!("../../../docs/examples/alluvial-basins.ron"))
-        .expect("the example parses");
-    recipe = recipe.resampled(257);
-    let (out, record) =
-        orogen_core::pipeline::run_once_recording(&recipe, None, Default::default())
-            .expect("the example runs");
-    let map = &out.map;
-    let (w, h) = (map.width(), map.height());
-    let cell = recipe.cell_size();
-    let laid = record.deposited();
-    let area = orogen_core::maps::rivers::drainage_area(map, cell, None);
-    let slope = |x: usize, y: usize| {
-        let dx = (map.get((x + 1).min(w - 1), y) - map.get(x.saturating_sub(1), y)) / (2.0 * cell);
-        let dy = (map.get(x, (y + 1).min(h - 1)) - map.get(x, y.saturating_sub(1))) / (2.0 * cell);
-        dx.hypot(dy)
-    };
-    let (mut gentle, mut steep) = ((0.0f64, 0usize), (0.0f64, 0usize));
-    for y in 1..h - 1 {
-        for x in 1..w - 1 {
-            let (i, s) = (y * w + x, slope(x, y));
-            if s < 0.1 && area[i] >= 1e4 {
-                gentle = (gentle.0 + laid[i] as f64, gentle.1 + 1);
-            } else if s > 0.5 {
-                steep = (steep.0 + laid[i] as f64, steep.1 + 1);
-            }
-        }
+fn the_fan_preset_lays_down_where_water_slows() {
+    let preset = orogen_core::presets::load("alluvial-fans")
+        .expect("shipped preset")
+        .expect("valid preset");
+    for size in [257, 513] {
+        let recipe = preset.resampled(size);
+        let (out, record) =
+            orogen_core::pipeline::run_once_recording(&recipe, None, Default::default())
+                .expect("the preset runs");
+        let laid = record.deposited();
+        let summary = orogen_core::maps::deposits::summarise(&out.map, &laid, recipe.cell_size());
+        eprintln!("alluvial-fans {size}²: {summary:?}");
+        assert_fans(&summary);
     }
-    let thick = laid.iter().filter(|&&v| v >= 0.1).count() as f64 / laid.len() as f64;
+}
+
+/// The two presets with alluvial valley floors lay down where their
+/// rivers slow too: at 513², at least 2 % of cells carry 0.1 m or more,
+/// and gentle low ground at least 5 times the steep ground's mean.
+#[test]
+fn the_valley_presets_have_alluvial_floors() {
+    for name in ["eroded-mountains", "river-valley"] {
+        let recipe = orogen_core::presets::load(name)
+            .expect("shipped preset")
+            .expect("valid preset");
+        let (out, record) =
+            orogen_core::pipeline::run_once_recording(&recipe, None, Default::default())
+                .expect("the preset runs");
+        let laid = record.deposited();
+        let summary = orogen_core::maps::deposits::summarise(&out.map, &laid, recipe.cell_size());
+        eprintln!("{name}: {summary:?}");
+        assert_fans(&summary);
+    }
+}
+
+/// The fan numbers: at least 2 % of cells carry 0.1 m or more, and the
+/// mean deposit on gentle low ground is at least 5 times that on steep
+/// ground.
+fn assert_fans(summary: &orogen_core::maps::deposits::DepositSummary) {
+    let thick = summary.thick_share;
     assert!(thick >= 0.02, "{:.2} % of cells carry 0.1 m", thick * 100.0);
+    let (gentle, steep) = (summary.gentle, summary.steep);
     assert!(
         gentle.1 > 0 && steep.1 > 0,
         "both kinds of ground: {gentle:?} {steep:?}"
     );
-    let (on_gentle, on_steep) = (gentle.0 / gentle.1 as f64, steep.0 / steep.1 as f64);
     assert!(
-        on_gentle >= 5.0 * on_steep,
-        "gentle {on_gentle} m against steep {on_steep} m"
+        gentle.0 >= 5.0 * steep.0,
+        "gentle {} m against steep {} m",
+        gentle.0,
+        steep.0
     );
 }

@@ -6,6 +6,7 @@
 //! routing goes through [`crate::hydro`], the one copy.
 
 pub mod curvature;
+pub mod deposits;
 pub mod derived;
 mod erosion_record;
 pub mod flow;
