@@ -165,9 +165,9 @@ fn other_stages_and_sizes_windows_are_crops() {
     }
 }
 
-/// Droplet erosion couples the whole map: a window runs it on the whole
-/// world (its input window is all of it) and keeps its crop, so windows
-/// are crops, and the whole map as a window equals the whole-map run.
+/// Droplet erosion's windows are crops (at 129² its halo covers the
+/// world; `tests/droplet_windows.rs` has a world larger than it), and
+/// the whole map as a window equals the whole-map run.
 #[test]
 fn droplet_erosion_windows_are_crops() {
     use orogen_core::recipe::StageEntry;

@@ -45,8 +45,7 @@ pub fn recipe_reference_markdown() -> String {
          sampling); hill features' `frequency` is per world too. Erosion's\n\
          `droplets` hold at its `simulation_size`: a coarser map (a preview) gets\n\
          droplets scaled by its area in cells, and lifetime and brush by length;\n\
-         a finer map gets the change simulated at `simulation_size`,\n\
-         interpolated.\n\n\
+         a finer map runs at its own cells with as many droplets per cell.\n\n\
          Older recipes with `width`, `height` and `cell_size` still load: the\n\
          world is `(width − 1)·cell_size` by `(height − 1)·cell_size`, hill radii\n\
          become `R·cell_size` (and `h / cell_size²`, so peaks keep their height),\n\

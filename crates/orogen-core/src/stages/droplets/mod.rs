@@ -12,6 +12,12 @@
 //! copy of its neighbourhood in parallel and writes it back. Each tile
 //! draws from its own seeded sub-stream, so the result does not depend on
 //! the thread count.
+//!
+//! The tiles are laid on the world from its north-west corner and keyed
+//! by their place in it, so a window of the world runs the same tiles
+//! with the same droplets: four passes (one per colour) each reach at
+//! most a tile and two droplet ranges, so a window grown by four times
+//! that computes its own cells exactly as the whole map does.
 
 mod brush;
 mod tile;
@@ -24,6 +30,7 @@ use crate::world_window::WorldWindow;
 use brush::{FlatBrush, brush};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
 use tile::{Flock, LANES, Spot, Window};
 
 /// Hydraulic erosion stage: droplets carve gullies (Beyer 2015).
@@ -51,10 +58,11 @@ pub struct HydraulicErosion {
     /// Radius in cells of the brush that spreads each step's erosion, 1..=16.
     pub brush_radius: u32,
     /// The sampling (cells along the world's longer side) at which the
-    /// numbers above hold, and the finest erosion simulates at. A finer
-    /// map gets the change simulated at this size, interpolated; a
-    /// coarser one (a preview) scales droplets by area and lifetime and
-    /// brush by length, so every size shows the same gullies.
+    /// numbers above hold. A finer map runs at its own cells with
+    /// droplets counted per area (as many per cell), so its finer cells
+    /// carve finer rills; a coarser one (a preview) scales droplets by
+    /// area and lifetime and brush by length, so it shows the same
+    /// gullies.
     #[serde(default = "default_simulation_size")]
     pub simulation_size: u32,
 }
@@ -147,7 +155,7 @@ impl Params for HydraulicErosion {
             "simulation_size",
             &mut self.simulation_size,
             17..=16_385,
-            "Cells along the world's longer side at which droplets, lifetime and brush hold. Finer maps get erosion simulated at this size and interpolated; coarser previews scale droplets by area and lifetime and brush by length.",
+            "Cells along the world's longer side at which droplets, lifetime and brush hold. Finer maps run at their own cells with as many droplets per cell (finer rills); coarser previews scale droplets by area and lifetime and brush by length.",
         );
     }
 }
@@ -202,62 +210,127 @@ impl HydraulicErosion {
         }
     }
 
-    /// Runs and returns the material budget.
+    /// Runs on `map` as the whole world and returns the material budget.
     pub fn erode(&self, map: &mut Heightmap, rng: &StageRng) -> ErosionBudget {
+        let whole = WorldWindow::whole(map.width(), map.height());
+        self.erode_placed(map, rng, &whole, self.droplets as u64, None)
+            .unwrap_or_default()
+    }
+
+    /// Side of the square tiles, laid on the world from its north-west
+    /// corner: wider than twice a droplet's reach, so same-colour tiles
+    /// never touch the same cells.
+    fn tile_side(&self) -> usize {
+        (2 * self.reach() + 2).max(128)
+    }
+
+    /// How far a cell's result depends on the input: each of the four
+    /// passes reads a tile and a droplet range either side of it.
+    fn dependence(&self) -> usize {
+        4 * (self.tile_side() + 2 * self.reach())
+    }
+
+    /// The parameters and droplet count for a world `side` cells along
+    /// its longer side: scaled down for a preview, counted per area at
+    /// the map's own cells above the simulation size.
+    pub fn at_sampling(&self, side: usize) -> (HydraulicErosion, u64) {
+        let design = self.simulation_size.max(3) as usize;
+        if side <= design {
+            let scaled = self.scaled_to(side);
+            let droplets = scaled.droplets as u64;
+            return (scaled, droplets);
+        }
+        let q = (side - 1) as f64 / (design - 1) as f64;
+        (self.clone(), (self.droplets as f64 * q * q).round() as u64)
+    }
+
+    /// Runs `droplets` over the world that `placed` places `map` in: the
+    /// world's tiles that meet the map, each with its share of the
+    /// droplets by area and its own sub-stream, droplets that start
+    /// outside the map left out. `None` when `cancel` was set before one
+    /// of the four colour passes (the map is then part-eroded).
+    fn erode_placed(
+        &self,
+        map: &mut Heightmap,
+        rng: &StageRng,
+        placed: &WorldWindow,
+        droplets: u64,
+        cancel: Option<&AtomicBool>,
+    ) -> Option<ErosionBudget> {
         let (mw, mh) = (map.width(), map.height());
-        if mw < 3 || mh < 3 || self.droplets == 0 {
-            return ErosionBudget::default();
+        let (ww, wh) = (placed.world_width, placed.world_height);
+        let (ox, oy) = (placed.window.x, placed.window.y);
+        if mw < 3 || mh < 3 || droplets == 0 {
+            return Some(ErosionBudget::default());
         }
         let reach = self.reach();
-        let tile = (2 * reach + 2).max(128);
-        let (tiles_x, tiles_y) = (mw.div_ceil(tile), mh.div_ceil(tile));
-        let tile_count = tiles_x * tiles_y;
+        let tile = self.tile_side();
+        let tiles_x = ww.div_ceil(tile);
+        let (tx0, ty0) = (ox / tile, oy / tile);
+        let (tx1, ty1) = ((ox + mw).div_ceil(tile), (oy + mh).div_ceil(tile));
         let brush = brush(self.brush_radius as i64);
-        // Cells in tiles 0..t (row-major), for an exact split of droplets.
-        let mut cells_before = vec![0u64; tile_count + 1];
-        for t in 0..tile_count {
-            let (tx, ty) = (t % tiles_x, t / tiles_x);
-            let tw = ((tx + 1) * tile).min(mw) - tx * tile;
-            let th = ((ty + 1) * tile).min(mh) - ty * tile;
-            cells_before[t + 1] = cells_before[t] + (tw * th) as u64;
-        }
-        let total_cells = (mw * mh) as u64;
-        let droplets = self.droplets as u64;
-        let droplets_before = |t: usize| droplets * cells_before[t] / total_cells;
+        // Cells of the world's tiles before (tx, ty) in row-major order
+        // (rows above are whole; tiles to the left are full width), for an
+        // exact split of the droplets by area.
+        let total_cells = (ww * wh) as u128;
+        let extent = |tx: usize, ty: usize| {
+            let (sx1, sy1) = (((tx + 1) * tile).min(ww), ((ty + 1) * tile).min(wh));
+            (tx * tile, ty * tile, sx1, sy1)
+        };
+        let droplets_in = |tx: usize, ty: usize| {
+            let (sx0, sy0, sx1, sy1) = extent(tx, ty);
+            let before = (ty * tile * ww + tx * tile * (sy1 - sy0)) as u128;
+            let after = before + ((sx1 - sx0) * (sy1 - sy0)) as u128;
+            let share = |cells: u128| droplets as u128 * cells / total_cells;
+            (share(after) - share(before)) as usize
+        };
         let mut budget = ErosionBudget::default();
         for colour in 0..4 {
-            let members: Vec<usize> = (0..tile_count)
-                .filter(|&t| (t % tiles_x) % 2 + 2 * ((t / tiles_x) % 2) == colour)
+            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return None;
+            }
+            let members: Vec<(usize, usize)> = (ty0..ty1)
+                .flat_map(|ty| (tx0..tx1).map(move |tx| (tx, ty)))
+                .filter(|&(tx, ty)| tx % 2 + 2 * (ty % 2) == colour)
                 .collect();
             let source = &*map;
             let results: Vec<(Window, ErosionBudget)> = members
                 .par_iter()
-                .map(|&t| {
-                    let (tx, ty) = (t % tiles_x, t / tiles_x);
-                    let (sx0, sy0) = (tx * tile, ty * tile);
-                    let (sx1, sy1) = (((tx + 1) * tile).min(mw), ((ty + 1) * tile).min(mh));
-                    let (x0, y0) = (sx0.saturating_sub(reach), sy0.saturating_sub(reach));
-                    let (x1, y1) = ((sx1 + reach).min(mw), (sy1 + reach).min(mh));
+                .map(|&(tx, ty)| {
+                    // The tile in world cells, and its reach in the map's.
+                    let (sx0, sy0, sx1, sy1) = extent(tx, ty);
+                    let (x0, y0) = (
+                        sx0.saturating_sub(reach).max(ox),
+                        sy0.saturating_sub(reach).max(oy),
+                    );
+                    let (x1, y1) = ((sx1 + reach).min(ox + mw), (sy1 + reach).min(oy + mh));
                     let mut window = Window {
-                        x0,
-                        y0,
+                        x0: x0 - ox,
+                        y0: y0 - oy,
                         w: x1 - x0,
                         h: y1 - y0,
                         data: Vec::with_capacity((x1 - x0) * (y1 - y0)),
                     };
                     for y in y0..y1 {
-                        window.data.extend_from_slice(&source.row(y)[x0..x1]);
+                        window
+                            .data
+                            .extend_from_slice(&source.row(y - oy)[x0 - ox..x1 - ox]);
                     }
                     // Droplets per tile in proportion to its area, fixed by
-                    // position, not by scheduling.
-                    let count = (droplets_before(t + 1) - droplets_before(t)) as usize;
-                    let mut r = at_word(rng, (t as u128) << 40);
+                    // its place in the world, not by scheduling.
+                    let count = droplets_in(tx, ty);
+                    let mut r = at_word(rng, ((ty * tiles_x + tx) as u128) << 40);
                     let mut b = ErosionBudget::default();
+                    let (last_x, last_y) = ((ox + mw) as f32 - 1.001, (oy + mh) as f32 - 1.001);
                     let spawn = || {
                         let px = sx0 as f32 + unit_f32(&mut r) * (sx1 - sx0) as f32;
                         let py = sy0 as f32 + unit_f32(&mut r) * (sy1 - sy0) as f32;
-                        let (px, py) = (px.min(mw as f32 - 1.001), py.min(mh as f32 - 1.001));
-                        (px - x0 as f32, py - y0 as f32)
+                        let (px, py) = (px.min(ww as f32 - 1.001), py.min(wh as f32 - 1.001));
+                        // A window leaves out the droplets that start
+                        // beyond it (tiles its halo cuts).
+                        let on_map =
+                            px >= ox as f32 && py >= oy as f32 && px <= last_x && py <= last_y;
+                        on_map.then_some((px - x0 as f32, py - y0 as f32))
                     };
                     let flat = FlatBrush::new(&brush, self.brush_radius as usize, window.w);
                     self.run_tile(&mut window, &brush, &flat, count, spawn, &mut b);
@@ -272,18 +345,19 @@ impl HydraulicErosion {
                 budget.add(&b);
             }
         }
-        budget
+        Some(budget)
     }
 
     /// Simulates `count` droplets, started at `spawn()`'s window-relative
-    /// positions, `LANES` at a time.
+    /// positions (`None`: that droplet starts off the map and is left
+    /// out), `LANES` at a time.
     fn run_tile(
         &self,
         win: &mut Window,
         brush: &[(i64, i64, f32)],
         flat: &FlatBrush,
         count: usize,
-        mut spawn: impl FnMut() -> (f32, f32),
+        mut spawn: impl FnMut() -> Option<(f32, f32)>,
         budget: &mut ErosionBudget,
     ) {
         let mut f = Flock::new();
@@ -292,10 +366,11 @@ impl HydraulicErosion {
         let keep = 1.0 - self.inertia;
         loop {
             for lane in 0..LANES {
-                if !f.alive[lane] && spawned < count {
-                    let (px, py) = spawn();
-                    f.start(lane, px, py, win.spot(px, py));
+                while !f.alive[lane] && spawned < count {
                     spawned += 1;
+                    if let Some((px, py)) = spawn() {
+                        f.start(lane, px, py, win.spot(px, py));
+                    }
                 }
             }
             if !f.alive.contains(&true) {
@@ -449,46 +524,21 @@ impl StageOp for HydraulicErosion {
         })
     }
 
-    /// Droplets wander and their tiles are seeded in order over the whole
-    /// map: a window runs the stage on the whole world and keeps its crop
-    /// (exact, with the whole map's memory; the simulation itself runs at
-    /// most at `simulation_size`).
+    /// A droplet's work reaches a bounded distance (four passes of a
+    /// tile and two droplet ranges, at the world's sampling): a window
+    /// grown by that computes its own cells exactly as the whole map.
     fn input_window(&self, output: &WorldWindow, _: f32) -> WorldWindow {
-        WorldWindow::whole(output.world_width, output.world_height)
+        let (params, _) = self.at_sampling(output.world_longer_side());
+        let halo = params.dependence();
+        output.grown(halo, halo, halo, halo)
     }
 
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
-        // Erosion couples cells across the whole map: it always runs on
-        // the whole world (its input window above).
-        ctx.require_whole_world(map)?;
-        let (w, h) = (map.width(), map.height());
-        let side = w.max(h);
-        let design = self.simulation_size.max(3) as usize;
-        if side <= design {
-            self.scaled_to(side).erode(map, &ctx.rng);
-            return Ok(());
-        }
-        // Finer than the simulation: erode a copy sampled at the
-        // simulation size and add its change, interpolated, to the map.
-        let scale = (design - 1) as f32 / (side - 1) as f32;
-        let sim_w = (((w - 1) as f32 * scale).round() as usize + 1).max(2);
-        let sim_h = (((h - 1) as f32 * scale).round() as usize + 1).max(2);
-        let before = map.resized(sim_w, sim_h);
-        let mut after = before.clone();
-        self.erode(&mut after, &ctx.rng);
-        let change: Vec<f32> = after
-            .data()
-            .iter()
-            .zip(before.data())
-            .map(|(a, b)| a - b)
-            .collect();
-        let change = Heightmap::from_vec(sim_w, sim_h, change)
-            .ok_or(StageError::Internal("erosion change has the wrong size"))?
-            .resized(w, h);
-        map.data_mut()
-            .par_iter_mut()
-            .zip(change.data().par_iter())
-            .for_each(|(cell, d)| *cell += d);
-        Ok(())
+        let placed = ctx.window_of(map);
+        let (params, droplets) = self.at_sampling(placed.world_longer_side());
+        params
+            .erode_placed(map, &ctx.rng, &placed, droplets, ctx.cancel)
+            .map(|_| ())
+            .ok_or(StageError::Cancelled)
     }
 }
