@@ -14,7 +14,7 @@
 use orogen_core::Recipe;
 use orogen_core::bake::{ExportRequest, export_map};
 use orogen_core::io::height_files::HeightFormats;
-use orogen_core::pipeline::{RunHooks, run_once_recording};
+use orogen_core::pipeline::{RunHooks, run_once, run_once_recording};
 use std::process::Command;
 
 #[path = "support/outside_tools.rs"]
@@ -211,13 +211,73 @@ fn alluvial_fans_drain_without_pits() {
     }
 }
 
+/// Close-ups that hold detail: every eroded preset at 4097² keeps the
+/// power of its 4–16 cell wavelengths within 6 dB of the power law fitted
+/// over the wavelengths a 513² map resolves (`scripts/detail-spectrum.py`:
+/// radial spectrum of the heights, plane removed, Hann window; the fit
+/// from a quarter of the extent down to 4 cells of 513²). Registered when
+/// the sizes include 4097 (the release tier).
+fn eroded_presets_keep_fine_detail() {
+    const SIDE: u32 = 4097;
+    let mut failures = Vec::new();
+    for name in ERODED {
+        let recipe = orogen_core::presets::load(name)
+            .expect("shipped preset")
+            .expect("valid preset")
+            .resampled(SIDE);
+        let output = run_once(&recipe, None, RunHooks::default()).expect("the preset runs");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("heights.f32");
+        let bytes: Vec<u8> = output
+            .map
+            .data()
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        std::fs::write(&path, bytes).unwrap();
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scripts/detail-spectrum.py"
+        );
+        let extent = recipe.extent.x.max(recipe.extent.y).to_string();
+        let out = Command::new("python3")
+            .args([script, path.to_str().unwrap(), &SIDE.to_string(), &extent])
+            .output()
+            .expect("python3 runs");
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "detail-spectrum failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let db: f64 = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no figure in {text:?}"));
+        eprintln!("{name} {SIDE}²: 4–16 cell band {db:+.1} dB against the power law");
+        if db.abs() > 6.0 {
+            failures.push(format!("{name}: {db:+.1} dB"));
+        }
+    }
+    assert!(failures.is_empty(), "outside ±6 dB: {failures:?}");
+}
+
+/// The shipped presets with fluvial erosion.
+const ERODED: [&str; 4] = [
+    "eroded-mountains",
+    "river-valley",
+    "lake-valley",
+    "alluvial-fans",
+];
+
 fn a_painted_range_drains_like_rivers() {
     check("painted range", &painted_range());
 }
 
 fn main() -> std::process::ExitCode {
     let fastscapelib = outside_tools::fastscapelib(&[]);
-    outside_tools::run(vec![
+    let mut trials = vec![
         fastscapelib.test(
             "eroded_mountains_drains_like_rivers",
             eroded_mountains_drains_like_rivers,
@@ -238,5 +298,12 @@ fn main() -> std::process::ExitCode {
             "a_painted_range_drains_like_rivers",
             a_painted_range_drains_like_rivers,
         ),
-    ])
+    ];
+    if sizes().contains(&4097) {
+        trials.push(fastscapelib.test(
+            "eroded_presets_keep_fine_detail",
+            eroded_presets_keep_fine_detail,
+        ));
+    }
+    outside_tools::run(trials)
 }
