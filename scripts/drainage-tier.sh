@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The drainage checks at export sizes: the eroded presets at 2049² and
 # 4097², built in release mode, judged by fastscapelib as in the default
-# suite (θ 0.35–0.6 with r² ≥ 0.8, closed pits ≤ 0.1 %). Run by
+# suite (θ 0.35–0.6 with r² ≥ 0.8, closed pits ≤ 0.1 %), and at 4097²
+# their fine detail (the 4–16 cell band within 6 dB of the power law
+# fitted over coarser wavelengths). Run by
 # scripts/test.sh after the default suite; then every preset's landscape
 # compared from 257² to 4097² (tests/resolution.rs).
 #
