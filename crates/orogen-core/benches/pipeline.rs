@@ -46,7 +46,12 @@ fn whole_default(c: &mut Criterion) {
 fn eroded_presets(c: &mut Criterion) {
     let mut group = c.benchmark_group("eroded-edit");
     group.sample_size(10);
-    for preset in ["eroded-mountains", "river-valley", "lake-valley", "alluvial-fans"] {
+    for preset in [
+        "eroded-mountains",
+        "river-valley",
+        "lake-valley",
+        "alluvial-fans",
+    ] {
         for side in [257u32, 513, 1025] {
             let recipe = presets::load(preset).unwrap().unwrap().resampled(side);
             group.bench_function(format!("{preset}/{side}"), |b| {

@@ -7,10 +7,14 @@ use orogen_core::Heightmap;
 use orogen_core::Recipe;
 use orogen_core::hydro::{Edges, FlowGrid, Outlets, Routing};
 use orogen_core::rng::{range_f32, stage_rng};
+use orogen_core::stages::fluvial::deposition::share_under;
 use orogen_core::stages::fluvial::deposition::{
     SedimentParams, Sweeps, incise_depositing, incise_depositing_with,
 };
-use orogen_core::stages::fluvial::step::{StepFields, StepParams, uplift_cells};
+use orogen_core::stages::fluvial::step::{
+    CutLayer, StepFields, StepParams, incise, incise_layered, incise_layered_with_levels,
+    incise_with_levels, uplift_cells,
+};
 use orogen_core::stages::fluvial::{UpliftShape, reference};
 use orogen_core::stages::{FluvialErosion, Stage, StageContext, StageOp};
 use proptest::prelude::*;
@@ -94,6 +98,74 @@ proptest! {
                     "step {step} cell {i} sediment: {} vs {}", fast_layer[i], slow_layer[i]);
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// A finer level's incision through the sediment layer in one walk
+    /// equals its plain definition in three passes: each cell's share
+    /// under its layer, the incision with those shares, then the layer
+    /// thinned by what each cell lost. The same bits, heights, layer and
+    /// fill levels, with patches of bare rock and covered ground.
+    #[test]
+    fn the_layered_incision_is_shares_then_thinning(
+        w in 3usize..=40, h in 3usize..=40, seed in any::<u64>(), kind in 0u8..3,
+        share in 0.5f32..3.0, hard in any::<bool>(),
+    ) {
+        let start = heights(w, h, seed, kind);
+        let mut rng = stage_rng(seed, 5);
+        let layer: Vec<f32> = (0..w * h)
+            .map(|_| range_f32(&mut rng, -0.3, 0.4).max(0.0))
+            .collect();
+        let hardness: Vec<f32> = (0..w * h).map(|_| range_f32(&mut rng, 0.3, 1.0)).collect();
+        let rock = hard.then_some(hardness.as_slice());
+        let p = StepParams {
+            erodibility: 1e-3,
+            area_exponent: 0.5,
+            slope_exponent: 1.0,
+            dt: 2000.0,
+            cell_size: 10.0,
+            outlets: Outlets::ALL_EDGES,
+            held: Edges::default(),
+            base_level: None,
+        };
+        let grid = FlowGrid::new(&start, w, &p.outlets, p.held);
+        let routing = Routing::on_grid(&start, &grid);
+        let shares: Vec<f32> = (0..w * h)
+            .map(|i| share_under(layer[i], rock.map_or(1.0, |r| r[i] as f64), share as f64) as f32)
+            .collect();
+        let thinned = |before: &[f32], after: &[f32]| -> Vec<u32> {
+            (0..w * h)
+                .map(|i| (layer[i] - (before[i] - after[i]).max(0.0)).max(0.0).to_bits())
+                .collect()
+        };
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        let mut bits_scratch = Vec::new();
+        // Without fill levels.
+        let mut plain = start.clone();
+        incise(&mut plain, &routing, &grid, Some(&shares), &p);
+        let (mut walked, mut walked_layer) = (start.clone(), layer.clone());
+        incise_layered(
+            &mut walked,
+            CutLayer::over(&mut walked_layer, share, &mut bits_scratch),
+            &routing, &grid, rock, &p,
+        );
+        prop_assert_eq!(bits(&walked), bits(&plain));
+        prop_assert_eq!(bits(&walked_layer), thinned(&start, &plain));
+        // With them.
+        let mut plain = start.clone();
+        let plain_fill = incise_with_levels(&mut plain, &routing, &grid, Some(&shares), &p);
+        let (mut walked, mut walked_layer) = (start.clone(), layer.clone());
+        let walked_fill = incise_layered_with_levels(
+            &mut walked,
+            CutLayer::over(&mut walked_layer, share, &mut bits_scratch),
+            &routing, &grid, rock, &p,
+        );
+        prop_assert_eq!(bits(&walked), bits(&plain));
+        prop_assert_eq!(bits(&walked_fill), bits(&plain_fill));
+        prop_assert_eq!(bits(&walked_layer), thinned(&start, &plain));
     }
 }
 

@@ -39,11 +39,14 @@ use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
 use crate::stages::mask::{MaskSource, StageMask};
 use crate::world_window::WorldWindow;
-use deposition::{SedimentParams, incise_depositing, share_under};
+use deposition::{SedimentParams, incise_depositing};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use step::{StepFields, StepParams, incise, incise_with_levels, uplift_cells};
+use step::{
+    CutLayer, StepFields, StepParams, incise, incise_layered, incise_layered_with_levels,
+    incise_with_levels, uplift_cells,
+};
 
 /// Sweeps of the talus at each finer level: material moves at most this
 /// many cells, the length of scree that a doubling adds.
@@ -106,32 +109,31 @@ pub struct LevelRun<'a> {
 
 /// Runs `change` on `map`; where it lowered a cell, the sediment `layer`
 /// (when there is one) loses as much. Creep and breaches move the ground
-/// the layer lies on; what they raise is not river sediment.
+/// the layer lies on; what they raise is not river sediment. `before` is
+/// scratch space, kept between calls so that a 4097² level does not
+/// allocate (and the kernel zero) 64 MiB each time.
 fn thinning<R>(
     map: &mut Heightmap,
     layer: Option<&mut Heightmap>,
+    before: &mut Vec<f32>,
     change: impl FnOnce(&mut Heightmap) -> R,
 ) -> R {
     let Some(layer) = layer else {
         return change(map);
     };
-    let before = map.data().to_vec();
+    before.resize(map.data().len(), 0.0);
+    before
+        .par_chunks_mut(1 << 16)
+        .zip(map.data().par_chunks(1 << 16))
+        .for_each(|(b, m)| b.copy_from_slice(m));
     let result = change(map);
-    for ((l, &b), &a) in layer.data_mut().iter_mut().zip(&before).zip(map.data()) {
-        *l = (*l - (b - a).max(0.0)).max(0.0);
-    }
-    result
-}
-
-/// Each cell's erodibility share under the sediment `layer`, over rock of
-/// `rock` (1 where None).
-fn shares_under(layer: &Heightmap, rock: Option<&[f32]>, sediment: f32) -> Vec<f32> {
     layer
-        .data()
-        .iter()
-        .enumerate()
-        .map(|(i, &l)| share_under(l, rock.map_or(1.0, |r| r[i] as f64), sediment as f64) as f32)
-        .collect()
+        .data_mut()
+        .par_iter_mut()
+        .zip(before.par_iter())
+        .zip(map.data().par_iter())
+        .for_each(|((l, &b), &a)| *l = (*l - (b - a).max(0.0)).max(0.0));
+    result
 }
 
 /// How the uplift rate varies over the map.
@@ -461,6 +463,7 @@ impl FluvialErosion {
             return Ok(true);
         }
         let mut grid = FlowGrid::new(map.data(), map.width(), &p.outlets, p.held);
+        let (mut before, mut covered) = (Vec::new(), Vec::new());
         let diffuse = |map: &mut Heightmap, grid: &FlowGrid| {
             diffusion::diffuse(
                 map.data_mut(),
@@ -482,7 +485,9 @@ impl FluvialErosion {
                 uplift_cells(map.data_mut(), &grid, uplift, p.dt);
             }
             if closing {
-                thinning(map, sediment.as_deref_mut(), |m| diffuse(m, &grid));
+                thinning(map, sediment.as_deref_mut(), &mut before, |m| {
+                    diffuse(m, &grid)
+                });
                 // Scree before the closing routing too: shed after the
                 // final fill it would close off what the fill drained.
                 if level.talus {
@@ -494,7 +499,7 @@ impl FluvialErosion {
             // Breaching lowers cells only along the routing's own paths,
             // so the routing stays valid for the rivers and the fill.
             if level.breach_first && s == 0 && !closing {
-                thinning(map, sediment.as_deref_mut(), |m| {
+                thinning(map, sediment.as_deref_mut(), &mut before, |m| {
                     breach_shallow(m.data_mut(), &routing, self.breach_depth)
                 });
             }
@@ -511,19 +516,20 @@ impl FluvialErosion {
                         &p,
                         settling,
                     ),
-                    (_, Some(layer)) => {
-                        let shares =
-                            shares_under(layer, fields.erodibility, self.sediment_erodibility);
-                        thinning(map, Some(layer), |m| {
-                            incise_with_levels(m.data_mut(), &routing, &grid, Some(&shares), &p)
-                        })
-                    }
+                    (_, Some(layer)) => incise_layered_with_levels(
+                        map.data_mut(),
+                        self.cut_layer(layer, &mut covered),
+                        &routing,
+                        &grid,
+                        fields.erodibility,
+                        &p,
+                    ),
                     _ => {
                         incise_with_levels(map.data_mut(), &routing, &grid, fields.erodibility, &p)
                     }
                 };
                 if self.breach_depth > 0.0 {
-                    thinning(map, sediment.as_deref_mut(), |m| {
+                    thinning(map, sediment.as_deref_mut(), &mut before, |m| {
                         breach_below(m.data_mut(), &routing, &levels, self.breach_depth)
                     });
                     if !self.keep_lakes {
@@ -545,18 +551,21 @@ impl FluvialErosion {
                             settling,
                         );
                     }
-                    (_, Some(layer)) => {
-                        let shares =
-                            shares_under(layer, fields.erodibility, self.sediment_erodibility);
-                        thinning(map, Some(layer), |m| {
-                            incise(m.data_mut(), &routing, &grid, Some(&shares), &p)
-                        });
-                    }
+                    (_, Some(layer)) => incise_layered(
+                        map.data_mut(),
+                        self.cut_layer(layer, &mut covered),
+                        &routing,
+                        &grid,
+                        fields.erodibility,
+                        &p,
+                    ),
                     _ => incise(map.data_mut(), &routing, &grid, fields.erodibility, &p),
                 }
                 // Cells the incision lowered to the sea level hold still.
                 grid.update_sea(map.data());
-                thinning(map, sediment.as_deref_mut(), |m| diffuse(m, &grid));
+                thinning(map, sediment.as_deref_mut(), &mut before, |m| {
+                    diffuse(m, &grid)
+                });
             }
             if !after_step(s) {
                 return Ok(false);
@@ -591,6 +600,12 @@ impl FluvialErosion {
         if let (Some(before), Some(layer)) = (before, sediment) {
             deposition::settle(layer.data_mut(), &before, map.data());
         }
+    }
+
+    /// The sediment `layer` as the incision of a finer level cuts it
+    /// (`bits`: scratch for its covered cells).
+    fn cut_layer<'a>(&self, layer: &'a mut Heightmap, bits: &'a mut Vec<u64>) -> CutLayer<'a> {
+        CutLayer::over(layer.data_mut(), self.sediment_erodibility, bits)
     }
 
     /// How sediment settles and erodes; None when deposition is off.

@@ -3,6 +3,7 @@
 //! the stream-power eroder, the implicit incision solve of Braun & Willett
 //! (2013) walked from the outlets upstream ([`incise`]).
 
+use super::deposition::share_under;
 use crate::hydro::{Edges, FlowGrid, NodeStatus, Outlets, Routing};
 use rayon::prelude::*;
 
@@ -110,7 +111,78 @@ pub fn incise(
     erodibility: Option<&[f32]>,
     p: &StepParams,
 ) {
-    incise_walk::<false>(heights, routing, grid, erodibility, p);
+    incise_walk::<false>(heights, routing, grid, erodibility, None, p);
+}
+
+/// A sediment layer the incision cuts into: its thickness per cell
+/// (metres, thinned by what the incision takes) and the sediment's
+/// erodibility as a share of the rock's ([`share_under`] blends the two).
+pub struct CutLayer<'a> {
+    /// Thickness per cell.
+    pub thickness: &'a mut [f32],
+    /// The sediment's erodibility share.
+    pub sediment_share: f32,
+    /// One bit per cell (cell i: bit i % 64 of word i / 64), set where
+    /// the layer is thicker than 0. The walk visits cells in drainage
+    /// order, scattered over the map; these bits stay in cache where the
+    /// thicknesses would not, so bare rock costs no extra memory access.
+    pub covered: &'a [u64],
+}
+
+impl<'a> CutLayer<'a> {
+    /// The layer `thickness` with its `covered` bits worked out into
+    /// `bits` (reused between steps).
+    pub fn over(thickness: &'a mut [f32], sediment_share: f32, bits: &'a mut Vec<u64>) -> Self {
+        bits.clear();
+        bits.resize(thickness.len().div_ceil(64), 0);
+        bits.par_iter_mut()
+            .zip(thickness.par_chunks(64))
+            .for_each(|(word, cells)| {
+                *word = cells
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |w, (k, &t)| w | (((t > 0.0) as u64) << k));
+            });
+        CutLayer {
+            thickness,
+            sediment_share,
+            covered: bits,
+        }
+    }
+
+    #[inline]
+    fn is_covered(&self, i: usize) -> bool {
+        self.covered[i >> 6] >> (i & 63) & 1 != 0
+    }
+}
+
+/// [`incise`] through a sediment layer: each cell erodes at the share
+/// [`share_under`] its layer gives (over the rock's `erodibility`), and
+/// the layer loses what the cell is lowered by. The same numbers as
+/// working out the shares and thinning the layer in passes of their own,
+/// without two more arrays a step.
+pub fn incise_layered(
+    heights: &mut [f32],
+    layer: CutLayer<'_>,
+    routing: &Routing,
+    grid: &FlowGrid,
+    erodibility: Option<&[f32]>,
+    p: &StepParams,
+) {
+    incise_walk::<false>(heights, routing, grid, erodibility, Some(layer), p);
+}
+
+/// [`incise_layered`], returning the fill levels as
+/// [`incise_with_levels`] does.
+pub fn incise_layered_with_levels(
+    heights: &mut [f32],
+    layer: CutLayer<'_>,
+    routing: &Routing,
+    grid: &FlowGrid,
+    erodibility: Option<&[f32]>,
+    p: &StepParams,
+) -> Vec<f32> {
+    incise_walk::<true>(heights, routing, grid, erodibility, Some(layer), p)
 }
 
 /// [`incise`], returning the level water stands at in each cell of the
@@ -125,7 +197,7 @@ pub fn incise_with_levels(
     erodibility: Option<&[f32]>,
     p: &StepParams,
 ) -> Vec<f32> {
-    incise_walk::<true>(heights, routing, grid, erodibility, p)
+    incise_walk::<true>(heights, routing, grid, erodibility, None, p)
 }
 
 /// The incision walk; with `FILL`, also the fill levels of the incised
@@ -135,6 +207,7 @@ fn incise_walk<const FILL: bool>(
     routing: &Routing,
     grid: &FlowGrid,
     erodibility: Option<&[f32]>,
+    mut layer: Option<CutLayer<'_>>,
     p: &StepParams,
 ) -> Vec<f32> {
     let cell_area = p.cell_size * p.cell_size;
@@ -165,12 +238,23 @@ fn incise_walk<const FILL: bool>(
                 break 'cut;
             }
             let mut a_m = area_factor(&table, cells[i], p.area_exponent, area_scale);
-            if let Some(share) = erodibility {
+            let covered = layer.as_ref().is_some_and(|cut| cut.is_covered(i));
+            if let (true, Some(cut)) = (covered, &layer) {
+                let rock = erodibility.map_or(1.0, |r| r[i] as f64);
+                // Rounded to f32 as a share array would hold it. (Bare
+                // rock's share is the rock's own: the branch below.)
+                let share = share_under(cut.thickness[i], rock, cut.sediment_share as f64) as f32;
+                a_m *= share as f64;
+            } else if let Some(share) = erodibility {
                 a_m *= share[i] as f64;
             }
             // Rounding to f32 may land on the base itself, never below.
             let solved =
                 (solve_cell(h[i] as f64, base as f64, k_dt * a_m, distance, n) as f32).max(base);
+            if let (true, Some(cut)) = (covered, &mut layer) {
+                let t = &mut cut.thickness[i];
+                *t = (*t - (h[i] - solved).max(0.0)).max(0.0);
+            }
             h[i] = solved;
             level[i] = solved;
         }
