@@ -784,3 +784,46 @@ fn a_view_overlay_that_is_no_map_is_refused_in_one_line() {
     let (ok, _, stderr) = run(&["view", "--overlay", "wear"]);
     assert!(!ok && stderr.contains("--overlay \"wear\""), "{stderr}");
 }
+
+/// Sediment, scree and gully parameters out of range or not finite: one
+/// line naming the field, and no output folder.
+#[test]
+fn bad_sediment_parameters_are_refused_and_nothing_is_written() {
+    let text = orogen_core::presets::text("eroded-mountains").expect("shipped preset");
+    let dir = tempfile::tempdir().expect("a temp folder");
+    let cases = [
+        ("deposition: 1.0)", "deposition: 1.5)", "deposition"),
+        ("deposition: 1.0)", "deposition: -0.1)", "deposition"),
+        ("deposition: 1.0)", "deposition: NaN)", "deposition"),
+        (
+            "deposition: 1.0)",
+            "deposition: 1.0, sediment_erodibility: 11.0)",
+            "sediment_erodibility",
+        ),
+        (
+            "deposition: 1.0)",
+            "deposition: 1.0, talus_angle: 95.0)",
+            "talus_angle",
+        ),
+        (
+            "deposition: 1.0)",
+            "deposition: 1.0, talus_angle: -1.0)",
+            "talus_angle",
+        ),
+        ("gullies: 0.1,", "gullies: inf,", "gullies"),
+    ];
+    for (i, (from, to, field)) in cases.into_iter().enumerate() {
+        assert!(text.contains(from), "{from}");
+        let recipe = dir.path().join(format!("bad-{i}.ron"));
+        std::fs::write(&recipe, text.replacen(from, to, 1)).expect("a recipe file");
+        let out = dir.path().join(format!("out-{i}"));
+        let args = [
+            "generate",
+            "--recipe",
+            recipe.to_str().expect("a UTF-8 path"),
+            "--out",
+            out.to_str().expect("a UTF-8 path"),
+        ];
+        assert_refused(&args, &out, field);
+    }
+}

@@ -149,7 +149,8 @@ pub struct ViewArgs {
     #[arg(long)]
     pub lakes_and_rivers: bool,
     /// Start with the overlay on, showing this map: flow, wetness, lakes,
-    /// rivers, curvature or occlusion.
+    /// rivers, curvature, occlusion, wear or deposition (up to 1 m, from
+    /// the erosion stages' record).
     #[arg(long, value_name = "MAP")]
     pub overlay: Option<String>,
 }
@@ -184,12 +185,12 @@ impl ViewArgs {
 
 /// A map the viewer's overlay offers, by name.
 pub(super) fn parse_overlay(text: &str) -> Result<orogen_core::maps::DerivedMap, String> {
-    use crate::viewer::display_data::flow::OVERLAY_MAPS;
-    OVERLAY_MAPS
+    use crate::viewer::display_data::flow::VIEW_OVERLAYS;
+    VIEW_OVERLAYS
         .into_iter()
         .find(|m| m.name() == text.trim())
         .ok_or_else(|| {
-            let names: Vec<&str> = OVERLAY_MAPS.iter().map(|m| m.name()).collect();
+            let names: Vec<&str> = VIEW_OVERLAYS.iter().map(|m| m.name()).collect();
             format!("--overlay {text:?}: expected one of {}", names.join(", "))
         })
 }

@@ -4,6 +4,7 @@
 
 use orogen_core::Heightmap;
 use orogen_core::maps::DerivedMap;
+use orogen_core::maps::ErosionRecord;
 use orogen_core::maps::MapSettings;
 use orogen_core::maps::curvature::convexity;
 use orogen_core::maps::derived::curvature_sample;
@@ -44,8 +45,16 @@ impl Default for FlowField {
     }
 }
 
-/// The maps the overlay offers: those derived from the shown map alone.
+/// The maps derived from the shown map alone (what the export panel
+/// writes beside it).
 pub const OVERLAY_MAPS: [DerivedMap; 6] = DerivedMap::FROM_HEIGHTS;
+
+/// The maps the overlay offers: those, and wear and deposition from the
+/// record of what the erosion stages did.
+pub const VIEW_OVERLAYS: [DerivedMap; 8] = DerivedMap::ALL;
+
+/// Wear or deposition (world units) the overlay shows at full strength.
+pub const EROSION_OVERLAY_DEPTH: f32 = 1.0;
 
 /// Lake depth (world units) the overlay shows at full strength.
 pub const LAKE_OVERLAY_DEPTH: f32 = 10.0;
@@ -60,7 +69,7 @@ pub fn overlay_tint(kind: DerivedMap) -> [u8; 3] {
         DerivedMap::Curvature => [235, 150, 30],
         DerivedMap::Occlusion => [10, 10, 20],
         DerivedMap::Wear => [200, 40, 30],
-        DerivedMap::Deposition => [220, 200, 90],
+        DerivedMap::Deposition => [235, 110, 20],
     }
 }
 
@@ -94,7 +103,7 @@ pub fn overlay_strength(map: &Heightmap, cell_size: f32, kind: DerivedMap) -> Ve
             .map(|v| 1.0 - v)
             .collect(),
         // Recorded by the erosion stages while they run, not derivable
-        // from the map shown: the overlay does not offer them.
+        // from the map shown: [`erosion_overlay_field`] draws them.
         DerivedMap::Wear | DerivedMap::Deposition => vec![0.0; map.data().len()],
     }
 }
@@ -107,6 +116,38 @@ pub fn overlay_field(map: &Heightmap, cell_size: f32, kind: DerivedMap) -> FlowF
         width: small.width(),
         height: small.height(),
         strength: overlay_strength(&small, cell, kind),
+        kind,
+        tint: overlay_tint(kind),
+    }
+}
+
+/// Wear or deposition from the run's `record` (cells `cell_size` apart)
+/// as the overlay draws it: the thickness up to [`EROSION_OVERLAY_DEPTH`],
+/// on at most [`FLOW_MAX_SIDE`] cells a side. Another map: its
+/// [`overlay_field`] of `map`.
+pub fn erosion_overlay_field(
+    map: &Heightmap,
+    record: &ErosionRecord,
+    cell_size: f32,
+    kind: DerivedMap,
+) -> FlowField {
+    let values = match kind {
+        DerivedMap::Deposition => record.deposited(),
+        DerivedMap::Wear => record.worn(),
+        _ => return overlay_field(map, cell_size, kind),
+    };
+    let strength = values
+        .into_iter()
+        .map(|v| (v / EROSION_OVERLAY_DEPTH).clamp(0.0, 1.0))
+        .collect();
+    let Some(full) = Heightmap::from_vec(record.width(), record.height(), strength) else {
+        return overlay_field(map, cell_size, kind);
+    };
+    let (small, _) = resampled(&full, cell_size, FLOW_MAX_SIDE);
+    FlowField {
+        width: small.width(),
+        height: small.height(),
+        strength: small.data().to_vec(),
         kind,
         tint: overlay_tint(kind),
     }
@@ -154,4 +195,33 @@ pub fn resampled(map: &Heightmap, cell_size: f32, max_side: usize) -> (Heightmap
     }
     let small = Heightmap::from_vec(fw, fh, data).unwrap_or_else(|| Heightmap::new(fw, fh));
     (small, cell_size * (w - 1) as f32 / (fw - 1) as f32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deposition and wear come from the record, full from 1 m; at most
+    /// `FLOW_MAX_SIDE` cells a side; other maps from the shown map.
+    #[test]
+    fn erosion_overlays_read_the_record() {
+        let side = 9;
+        let before = vec![10.0f32; side * side];
+        let mut after = before.clone();
+        after[4 * side + 4] = 10.5; // half a metre laid down
+        after[0] = 7.0; // three metres worn away
+        let mut record = ErosionRecord::new(side, side);
+        record.add("thermal-erosion", &before, &after);
+        let map = Heightmap::from_vec(side, side, after).expect("sizes match");
+        let laid = erosion_overlay_field(&map, &record, 1.0, DerivedMap::Deposition);
+        assert_eq!((laid.width, laid.height), (side, side));
+        assert_eq!(laid.strength[4 * side + 4], 0.5);
+        assert_eq!(laid.strength[0], 0.0);
+        assert_eq!(laid.tint, overlay_tint(DerivedMap::Deposition));
+        let worn = erosion_overlay_field(&map, &record, 1.0, DerivedMap::Wear);
+        assert_eq!(worn.strength[0], 1.0);
+        assert_eq!(worn.strength[4 * side + 4], 0.0);
+        let flow = erosion_overlay_field(&map, &record, 1.0, DerivedMap::Flow);
+        assert_eq!(flow, overlay_field(&map, 1.0, DerivedMap::Flow));
+    }
 }

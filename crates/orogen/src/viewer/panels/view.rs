@@ -6,7 +6,7 @@
 use super::Document;
 use super::brush::PaintBrush;
 use super::{Panel, PanelContext};
-use crate::viewer::display_data::flow::{FlowField, OVERLAY_MAPS};
+use crate::viewer::display_data::flow::{FlowField, VIEW_OVERLAYS};
 use crate::viewer::display_data::preview::PreviewImage;
 use crate::viewer::handoff::{Generated, ShownBands};
 use crate::viewer::settings::PreviewKind;
@@ -113,7 +113,7 @@ impl Panel for ViewPanel {
             egui::ComboBox::from_id_salt("orogen-overlay-map")
                 .selected_text(view.overlay.name())
                 .show_ui(ui, |ui| {
-                    for kind in OVERLAY_MAPS {
+                    for kind in VIEW_OVERLAYS {
                         ui.selectable_value(&mut view.overlay, kind, kind.name())
                             .on_hover_text(kind.meaning().meaning);
                     }

@@ -6,7 +6,7 @@
 //! job that calls it.
 
 use crate::viewer::display_data::cpu::{MAX_MESH_SIDE, texture_size, to_bevy_image, to_bevy_mesh};
-use crate::viewer::display_data::flow::overlay_field;
+use crate::viewer::display_data::flow::{erosion_overlay_field, overlay_field};
 use crate::viewer::display_data::gpu::{HeightUpload, gpu_upload, splat_texels};
 use crate::viewer::display_data::preview::{
     HISTOGRAM_BINS, PreviewImage, downsample_rgba, grey_preview, histogram, paint_preview,
@@ -77,13 +77,13 @@ pub fn build_display(
     // The maps the tiles' map rules read, of the shown map; wear and
     // deposition from the erosion stages up to it.
     let kinds = rule_map_kinds(tiles.tiles.iter().map(|t| &t.map));
+    let record = kinds
+        .iter()
+        .any(|k| k.needs_erosion_record())
+        .then(|| output.erosion_record(recipe, shown_stage));
     let rule_maps = if kinds.is_empty() {
         RuleMaps::default()
     } else {
-        let record = kinds
-            .iter()
-            .any(|k| k.needs_erosion_record())
-            .then(|| output.erosion_record(recipe, shown_stage));
         RuleMaps::compute(&kinds, &map, recipe.cell_size(), record.as_ref())
     };
     // The panels' facts, whichever path draws the terrain.
@@ -111,7 +111,19 @@ pub fn build_display(
         generated.water = Some(Arc::new(water_mesh(&map, cell, &MapSettings::default())));
     }
     if let Some(kind) = layers.overlay {
-        generated.flow = Some(Arc::new(overlay_field(&map, cell, kind)));
+        // Wear and deposition come from the run's record (the rules'
+        // own when they read it too).
+        let own = (kind.needs_erosion_record() && record.is_none())
+            .then_some(generated.output.as_ref())
+            .flatten()
+            .map(|output| output.erosion_record(recipe, shown_stage));
+        let field = match own.as_ref().or(record.as_ref()) {
+            Some(record) if kind.needs_erosion_record() => {
+                erosion_overlay_field(&map, record, cell, kind)
+            }
+            _ => overlay_field(&map, cell, kind),
+        };
+        generated.flow = Some(Arc::new(field));
     }
 
     if path.is_gpu() {

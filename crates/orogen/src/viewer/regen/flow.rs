@@ -11,7 +11,7 @@
 //! small strength texture in its shader.
 
 use super::layer_job::LayerJob;
-use crate::viewer::display_data::flow::{FlowField, overlay_field};
+use crate::viewer::display_data::flow::{FlowField, erosion_overlay_field, overlay_field};
 use crate::viewer::handoff::Generated;
 use crate::viewer::settings::ViewSettings;
 use bevy::prelude::*;
@@ -73,10 +73,21 @@ pub fn compute_missing_flow(
         generated.flow = None;
     }
     let kind = view.overlay;
+    // Wear and deposition: from the run's record of the shown stage (the
+    // output holds its maps by reference, so the clone is cheap).
+    let run = kind
+        .needs_erosion_record()
+        .then(|| (generated.output.clone(), generated.recipe.clone()))
+        .and_then(|(output, recipe)| Some((output?, recipe?, generated.shown_stage)));
     job.step(
         view.flow_overlay,
         &mut generated,
         |g| &mut g.flow,
-        move |map, cell| overlay_field(map, cell, kind),
+        move |map, cell| match run {
+            Some((output, recipe, stage)) => {
+                erosion_overlay_field(map, &output.erosion_record(&recipe, stage), cell, kind)
+            }
+            None => overlay_field(map, cell, kind),
+        },
     );
 }
