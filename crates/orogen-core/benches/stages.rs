@@ -225,7 +225,68 @@ fn erosion(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, stages, blur, splat_and_mesh, erosion);
+/// One stream-power step at 1025² (1 m cells) on eroded-mountains' input
+/// (its stages before the fluvial one): routing and the implicit solve,
+/// bedrock only and with deposition (G = 1, sediment twice as erodible):
+/// the sediment solve's Gauss–Seidel sweeps against the plain step.
+fn stream_power(c: &mut Criterion) {
+    use orogen_core::hydro::{Edges, FlowGrid, Outlets, Routing};
+    use orogen_core::stages::fluvial::deposition::{SedimentParams, incise_depositing};
+    use orogen_core::stages::fluvial::step::{StepParams, incise};
+    let mut recipe = orogen_core::presets::load("eroded-mountains")
+        .expect("shipped preset")
+        .expect("valid preset")
+        .resampled(1025);
+    let fluvial = recipe
+        .stages
+        .iter()
+        .position(|e| matches!(e.stage, Stage::FluvialErosion(_)))
+        .expect("a fluvial stage");
+    recipe.stages.truncate(fluvial);
+    let input = orogen_core::pipeline::run_once(&recipe, None, Default::default())
+        .expect("the input runs")
+        .map;
+    let p = StepParams {
+        erodibility: 1e-4,
+        area_exponent: 0.5,
+        slope_exponent: 1.0,
+        dt: 1000.0,
+        cell_size: recipe.cell_size() as f64,
+        outlets: Outlets::ALL_EDGES,
+        held: Edges::default(),
+        base_level: None,
+    };
+    let settling = SedimentParams {
+        deposition: 1.0,
+        sediment_share: 2.0,
+    };
+    let grid = FlowGrid::new(input.data(), input.width(), &p.outlets, p.held);
+    let mut group = c.benchmark_group("stream-power-1025");
+    group.sample_size(10);
+    group.bench_function("step-bedrock", |b| {
+        b.iter_batched_ref(
+            || input.data().to_vec(),
+            |m| {
+                let routing = Routing::on_grid(m, &grid);
+                incise(m, &routing, &grid, None, &p);
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("step-depositing-g1", |b| {
+        b.iter_batched_ref(
+            || (input.data().to_vec(), vec![0f32; input.data().len()]),
+            |(m, layer)| {
+                let routing = Routing::on_grid(m, &grid);
+                incise_depositing::<false>(m, layer, &routing, &grid, None, &p, &settling);
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, stages, blur, splat_and_mesh, erosion, stream_power);
 
 /// `criterion_main!` with the allocator tuned first, as the binary does at
 /// start, so every figure is measured under the same allocator settings.
