@@ -776,13 +776,25 @@ fn a_view_overlay_that_is_no_map_is_refused_in_one_line() {
     assert!(!ok);
     assert_eq!(stderr.lines().count(), 1, "one line expected: {stderr}");
     assert!(
-        stderr.contains("--overlay \"moss\"") && stderr.contains("curvature"),
+        stderr.contains("--overlay \"moss\"")
+            && stderr.contains("curvature")
+            && stderr.contains("deposition"),
         "{stderr}"
     );
-    // Wear and deposition are recorded by an export run, not derived
-    // from the shown map: the overlay does not offer them.
-    let (ok, _, stderr) = run(&["view", "--overlay", "wear"]);
-    assert!(!ok && stderr.contains("--overlay \"wear\""), "{stderr}");
+    // Wear and deposition come from the run's record: the overlay takes
+    // them (what stops this run, before any window opens, is the recipe).
+    let (ok, _, stderr) = run(&[
+        "view",
+        "--overlay",
+        "deposition",
+        "--recipe",
+        "no-such-preset",
+    ]);
+    assert!(!ok, "{stderr}");
+    assert!(
+        !stderr.contains("--overlay") && stderr.contains("no-such-preset"),
+        "{stderr}"
+    );
 }
 
 /// Sediment, scree and gully parameters out of range or not finite: one
