@@ -82,14 +82,21 @@ pub struct Axis {
 }
 
 impl Axis {
-    /// The blocks of `size` cells along `cells`, with the blend and halo
-    /// that go with that size: `size / 16` and `size / 8`.
+    /// The blocks of `size` cells along `cells`, with a blend of one cell
+    /// and a halo of `size / 8`.
+    ///
+    /// Why one cell: two blocks' solutions near their shared edge differ
+    /// by millimetres, and a wide ramp mixing them spreads that over the
+    /// channels that run in the ramp, whose bed drops about as little per
+    /// cell; with a 64-cell ramp (`size / 16`) `eroded-mountains` at 4097²
+    /// in 1024-cell blocks fitted Flint's law with θ 0.70 and r² 0.65,
+    /// with one cell θ 0.49 and r² 0.91 (the whole map: 0.52, 0.95).
     pub fn new(cells: usize, size: usize) -> Self {
         let size = size.max(8);
         Self {
             cells,
             size,
-            blend: (size / 16).max(1),
+            blend: 1,
             halo: (size / 8).max(2),
         }
     }
