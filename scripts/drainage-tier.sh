@@ -3,7 +3,9 @@
 # 4097², built in release mode, judged by fastscapelib as in the default
 # suite (θ 0.35–0.6 with r² ≥ 0.8, closed pits ≤ 0.1 %), and at 4097²
 # their fine detail (the 4–16 cell band within 6 dB of the power law
-# fitted over coarser wavelengths). Run by
+# fitted over coarser wavelengths), and eroded-mountains and river-valley
+# at 4097² in 1024-cell blocks (drainage, RMS from the coupled run, no
+# seam along block edges). Run by
 # scripts/test.sh after the default suite; then every preset's landscape
 # compared from 257² to 4097² (tests/resolution.rs).
 #
