@@ -50,12 +50,7 @@ fn judge_channels(mut recipe: Recipe, size: u32, bedrock_only: bool) -> (f64, f6
     ];
     if bedrock_only {
         let laid = dir.path().join("deposits.f32");
-        let bytes: Vec<u8> = record
-            .deposited()
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
-        std::fs::write(&laid, bytes).unwrap();
+        write_f32(&laid, &record.deposited());
         args.extend(["--deposits".into(), laid.display().to_string()]);
     }
     let out = Command::new("python3")
@@ -70,6 +65,12 @@ fn judge_channels(mut recipe: Recipe, size: u32, bedrock_only: bool) -> (f64, f6
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON from the checker");
     let num = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
     (num("theta"), num("r2"), num("pits_percent"))
+}
+
+/// `values` as raw little-endian float32, the outside scripts' input.
+fn write_f32(path: &std::path::Path, values: &[f32]) {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(path, bytes).expect("a temporary file");
 }
 
 fn sizes() -> Vec<u32> {
@@ -228,13 +229,7 @@ fn eroded_presets_keep_fine_detail() {
         let output = run_once(&recipe, None, RunHooks::default()).expect("the preset runs");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("heights.f32");
-        let bytes: Vec<u8> = output
-            .map
-            .data()
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
-        std::fs::write(&path, bytes).unwrap();
+        write_f32(&path, output.map.data());
         let script = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../../scripts/detail-spectrum.py"

@@ -37,6 +37,21 @@ fn heights(w: usize, h: usize, seed: u64, kind: u8) -> Vec<f32> {
         .collect()
 }
 
+/// Stream power on 10 m cells (K 1e-3, m 0.5, n 1), `dt` years a step,
+/// water leaving over every edge, outlets at `base_level` when given.
+fn ten_metre_cells(dt: f64, base_level: Option<f32>) -> StepParams {
+    StepParams {
+        erodibility: 1e-3,
+        area_exponent: 0.5,
+        slope_exponent: 1.0,
+        dt,
+        cell_size: 10.0,
+        outlets: Outlets::ALL_EDGES,
+        held: Edges::default(),
+        base_level,
+    }
+}
+
 /// One step of the fast solve: uplift, routing, erosion and deposition.
 fn fast_step(
     heights: &mut [f32],
@@ -75,16 +90,7 @@ proptest! {
             uplift.then(|| (0..w * h).map(|_| range_f32(&mut rng, 0.0, 2e-3)).collect());
         let hardness: Vec<f32> = (0..w * h).map(|_| range_f32(&mut rng, 0.3, 1.0)).collect();
         let fields = StepFields { uplift: uplift.as_deref(), erodibility: Some(&hardness) };
-        let p = StepParams {
-            erodibility: 1e-3,
-            area_exponent: 0.5,
-            slope_exponent: 1.0,
-            dt: 2000.0,
-            cell_size: 10.0,
-            outlets: Outlets::ALL_EDGES,
-            held: Edges::default(),
-            base_level: (!fixed_outlets).then_some(lowest),
-        };
+        let p = ten_metre_cells(2000.0, (!fixed_outlets).then_some(lowest));
         let s = SedimentParams { deposition: g, sediment_share: share };
         let (mut fast, mut slow) = (start.clone(), start.clone());
         let (mut fast_layer, mut slow_layer) = (vec![0f32; w * h], vec![0f32; w * h]);
@@ -121,16 +127,7 @@ proptest! {
             .collect();
         let hardness: Vec<f32> = (0..w * h).map(|_| range_f32(&mut rng, 0.3, 1.0)).collect();
         let rock = hard.then_some(hardness.as_slice());
-        let p = StepParams {
-            erodibility: 1e-3,
-            area_exponent: 0.5,
-            slope_exponent: 1.0,
-            dt: 2000.0,
-            cell_size: 10.0,
-            outlets: Outlets::ALL_EDGES,
-            held: Edges::default(),
-            base_level: None,
-        };
+        let p = ten_metre_cells(2000.0, None);
         let grid = FlowGrid::new(&start, w, &p.outlets, p.held);
         let routing = Routing::on_grid(&start, &grid);
         let shares: Vec<f32> = (0..w * h)
@@ -176,11 +173,6 @@ fn a_step_lays_down_no_more_than_it_eroded() {
     let (w, h) = (40, 60);
     let start = heights(w, h, 3, 2);
     let p = StepParams {
-        erodibility: 1e-3,
-        area_exponent: 0.5,
-        slope_exponent: 1.0,
-        dt: 5000.0,
-        cell_size: 10.0,
         outlets: Outlets {
             north: false,
             south: true,
@@ -188,8 +180,7 @@ fn a_step_lays_down_no_more_than_it_eroded() {
             east: false,
             sea_level: None,
         },
-        held: Edges::default(),
-        base_level: None,
+        ..ten_metre_cells(5000.0, None)
     };
     let s = SedimentParams {
         deposition: 1.0,
@@ -229,16 +220,7 @@ proptest! {
         g in 0.05f64..=1.0,
     ) {
         let start = heights(w, h, seed, kind);
-        let p = StepParams {
-            erodibility: 1e-3,
-            area_exponent: 0.5,
-            slope_exponent: 1.0,
-            dt: 5000.0,
-            cell_size: 10.0,
-            outlets: Outlets::ALL_EDGES,
-            held: Edges::default(),
-            base_level: None,
-        };
+        let p = ten_metre_cells(5000.0, None);
         let s = SedimentParams { deposition: g, sediment_share: 2.0 };
         let grid = FlowGrid::new(&start, w, &p.outlets, p.held);
         let routing = Routing::on_grid(&start, &grid);

@@ -68,9 +68,9 @@ const SERIAL_CELLS: usize = 1 << 15;
 /// needs only its own blocks in memory.
 pub const DEFAULT_BLOCK_SIZE: u32 = 8192;
 
-/// The smallest block: its halo (an eighth of a side) and blend ramps (a
-/// sixteenth) are then 8 and 4 cells, the least that still carries a
-/// valley and a talus sweep's reach across a block's edge. A block as
+/// The smallest block: its halo (an eighth of a side) is then 8 cells,
+/// the least that still carries a valley and a talus sweep's reach
+/// across a block's edge. A block as
 /// large as the world, or larger, runs every level whole.
 pub const MIN_BLOCK_SIZE: u32 = 64;
 
