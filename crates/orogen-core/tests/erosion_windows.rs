@@ -117,6 +117,74 @@ fn windows_with_deposition_are_crops_of_the_blocked_whole_map() {
     windows_are_crops(&recipe);
 }
 
+/// With an uplift map from an image file and a painted hardness map:
+/// each block samples the images at its own world place, so windows are
+/// still crops of the whole map, and the blocked run stays close to the
+/// coupled one.
+#[test]
+fn windows_with_image_and_painted_maps_are_crops_of_the_blocked_whole_map() {
+    use orogen_core::params::Span;
+    use orogen_core::stages::mask::painted::{self, Brush, PAINT_SIDE, PaintedImage, PaintedMask};
+    use orogen_core::stages::mask::{MaskSource, StageMask};
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    // Uplift: a diagonal ramp, dark in the north-west, light in the
+    // south-east, at a resolution unlike any level's.
+    let uplift_png = dir.path().join("uplift.png");
+    image::GrayImage::from_fn(97, 61, |x, y| {
+        image::Luma([(x * 255 / 96 / 2 + y * 255 / 60 / 2) as u8])
+    })
+    .save(&uplift_png)
+    .expect("the image is written");
+    // Hardness: a stroke of hard rock across the middle.
+    let mut hard = PaintedImage::blank(PAINT_SIDE, PAINT_SIDE);
+    let extent = [1.0, 1.0];
+    let brush = Brush {
+        radius: 0.12,
+        hardness: 0.6,
+        strength: 1.0,
+        erase: false,
+    };
+    assert!(hard.stroke([0.1, 0.3], [0.9, 0.6], extent, &brush));
+    let map = |source| StageMask {
+        source,
+        range: Span::new(0.0, 1.0),
+        soft: 0.0,
+        invert: false,
+    };
+    let with_maps = |block| {
+        let mut recipe = mountains(513, block, 65);
+        for entry in &mut recipe.stages {
+            if let Stage::FluvialErosion(f) = &mut entry.stage {
+                f.uplift_map = Some(map(MaskSource::Image(
+                    uplift_png.to_string_lossy().into_owned(),
+                )));
+                f.hardness_map = Some(map(MaskSource::Painted(PaintedMask {
+                    file: String::new(),
+                    hash: painted::remember(hard.clone()),
+                })));
+                f.hard_rock = 0.2;
+            }
+        }
+        recipe
+    };
+    let recipe = with_maps(128);
+    let plain = whole(&mountains(513, 128, 65));
+    let mapped = whole(&recipe);
+    let changed = rms(&plain, &mapped);
+    assert!(
+        changed > 1.0,
+        "the maps change the land: RMS {changed:.3} m"
+    );
+    windows_are_crops(&recipe);
+    let coupled = whole(&with_maps(0));
+    let d = rms(&mapped, &coupled);
+    eprintln!("513², 128-cell blocks with maps: RMS {d:.4} m against the coupled run");
+    assert!(
+        d < 1.0,
+        "blocked vs coupled RMS {d:.3} m (heights 0..160 m)"
+    );
+}
+
 fn windows_are_crops(recipe: &Recipe) {
     let recipe = recipe.clone();
     let full = whole(&recipe);

@@ -252,20 +252,28 @@ fn bad_maps_are_refused_in_one_line() {
         .expect_err("a negative share is refused")
         .to_string();
     assert!(err.contains("hard_rock") && !err.contains('\n'), "{err}");
-    // An image map on a stage eroded by blocks: refused, saying why.
+    // A slope map on a stage eroded by blocks (a block cannot measure
+    // slope over the world's share): refused, saying why.
     let mut blocked = recipe(FluvialErosion {
-        uplift_map: Some(image_map(&junk)),
+        uplift_map: Some(StageMask {
+            source: MaskSource::Slope,
+            range: Span::new(0.0, 10.0),
+            soft: 0.0,
+            invert: false,
+        }),
         coarse_size: 33,
         block_size: 64,
         ..fluvial()
     });
     blocked.validate().expect("the recipe itself is valid");
     let Err(err) = orogen_core::run_once(&blocked, None, Default::default()) else {
-        panic!("an image map by blocks fails");
+        panic!("a slope map by blocks fails");
     };
     let err = err.to_string();
-    eprintln!("{err}");
-    assert!(err.contains("block") && !err.contains('\n'), "{err}");
+    assert!(
+        err.contains("uplift_map") && err.contains("block") && !err.contains('\n'),
+        "{err}"
+    );
 }
 
 /// A painted uplift map and a painted hardness map are saved beside the

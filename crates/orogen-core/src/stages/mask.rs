@@ -25,6 +25,7 @@ use crate::maps::rivers::drainage_area;
 use crate::params::{ParamError, Span};
 use crate::splat::slope_map;
 use crate::stages::{StageContext, StageError, StageOp};
+use crate::world_window::WorldWindow;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -135,26 +136,32 @@ impl StageMask {
         cell_size: f32,
         base_dir: Option<&Path>,
     ) -> Result<Vec<f32>, StageError> {
-        let values: Vec<f32> = match &self.source {
-            MaskSource::Height => map.data().to_vec(),
-            MaskSource::Slope => world_slope(map, cell_size),
-            MaskSource::Flow => drainage_area(map, cell_size, None),
-            MaskSource::Lakes => lake_depths(map, None),
-            MaskSource::Image(path) => {
-                let grey = image_weights(path, base_dir, map.width(), map.height())?;
-                return Ok(grey.into_iter().map(|w| self.flip(w)).collect());
-            }
-            MaskSource::Painted(mask) => {
-                let image = painted::resolve(mask, base_dir)
-                    .map_err(|e| StageError::PaintedMask(std::sync::Arc::new(e)))?;
-                let grey = image.weights(map.width(), map.height());
-                return Ok(grey.into_iter().map(|w| self.flip(w)).collect());
-            }
+        let place = WorldWindow::whole(map.width(), map.height());
+        self.load(base_dir)?.weights_at(map, cell_size, &place)
+    }
+
+    /// The mask with its image read, when it has one (relative paths
+    /// resolve in `base_dir`): read once, sampled at any cells.
+    pub fn load(&self, base_dir: Option<&Path>) -> Result<LoadedMask<'_>, StageError> {
+        let grey = match &self.source {
+            MaskSource::Image(path) => Grey::Image(read_grey(path, base_dir)?),
+            MaskSource::Painted(mask) => Grey::Painted(
+                painted::resolve(mask, base_dir)
+                    .map_err(|e| StageError::PaintedMask(std::sync::Arc::new(e)))?,
+            ),
+            _ => Grey::Derived,
         };
-        Ok(values
-            .into_iter()
-            .map(|v| self.flip(self.weight(v)))
-            .collect())
+        Ok(LoadedMask { mask: self, grey })
+    }
+
+    /// Whether a cell's weight depends on that cell alone (its input
+    /// height, or its place under an image), so that a block or window
+    /// of the world computes the whole map's weights there.
+    pub fn is_cellwise(&self) -> bool {
+        matches!(
+            self.source,
+            MaskSource::Height | MaskSource::Image(_) | MaskSource::Painted(_)
+        )
     }
 
     /// Refuses a range that is not finite and ordered, a soft edge that is
@@ -217,15 +224,63 @@ impl StageMask {
     }
 }
 
-/// A grey image's values 0..1 sampled (bilinear, corner to corner) at a
-/// `width × height` map's cells: the image covers the world, so the mask
-/// holds at every size.
-fn image_weights(
-    path: &str,
-    base_dir: Option<&Path>,
-    width: usize,
-    height: usize,
-) -> Result<Vec<f32>, StageError> {
+/// A mask's image, read once.
+enum Grey {
+    /// No image: the weights come from the input (height, slope, …).
+    Derived,
+    /// A grey image file's values 0..1.
+    Image(Heightmap),
+    /// A painted mask's image.
+    Painted(std::sync::Arc<painted::PaintedImage>),
+}
+
+/// A mask with its image read: weights at any cells of the world, so a
+/// block or window samples what the whole map does there.
+pub struct LoadedMask<'a> {
+    mask: &'a StageMask,
+    grey: Grey,
+}
+
+impl LoadedMask<'_> {
+    /// Weight 0..1 per cell of `map`, whose cells lie at `place` of a
+    /// world whose cells are `cell_size` apart. A mask that is not
+    /// cellwise ([`StageMask::is_cellwise`]) needs the whole world.
+    pub fn weights_at(
+        &self,
+        map: &Heightmap,
+        cell_size: f32,
+        place: &WorldWindow,
+    ) -> Result<Vec<f32>, StageError> {
+        let mask = self.mask;
+        let values: Vec<f32> = match (&mask.source, &self.grey) {
+            (_, Grey::Image(grid)) => {
+                let grey = image_weights(grid, place);
+                return Ok(grey.into_iter().map(|w| mask.flip(w)).collect());
+            }
+            (_, Grey::Painted(image)) => {
+                let grey = image.weights_at(place);
+                return Ok(grey.into_iter().map(|w| mask.flip(w)).collect());
+            }
+            (MaskSource::Height, _) => map.data().to_vec(),
+            _ if !place.is_whole() => {
+                return Err(StageError::Internal(
+                    "a slope, flow or lakes mask needs the whole world",
+                ));
+            }
+            (MaskSource::Slope, _) => world_slope(map, cell_size),
+            (MaskSource::Flow, _) => drainage_area(map, cell_size, None),
+            _ => lake_depths(map, None),
+        };
+        Ok(values
+            .into_iter()
+            .map(|v| mask.flip(mask.weight(v)))
+            .collect())
+    }
+}
+
+/// The grey image file at `path` (relative to `base_dir`), its values
+/// 0..1.
+fn read_grey(path: &str, base_dir: Option<&Path>) -> Result<Heightmap, StageError> {
     if path.trim().is_empty() {
         return Err(StageError::NoMaskImage);
     }
@@ -246,16 +301,25 @@ fn image_weights(
         .into_iter()
         .map(|v| f32::from(v) / 65535.0)
         .collect();
-    let grid = Heightmap::from_vec(iw, ih, grey).ok_or_else(|| unreadable("empty".into()))?;
-    let mut out = Vec::with_capacity(width * height);
-    for y in 0..height {
-        let gy = y as f32 * (ih - 1) as f32 / (height.max(2) - 1) as f32;
-        for x in 0..width {
-            let gx = x as f32 * (iw - 1) as f32 / (width.max(2) - 1) as f32;
+    Heightmap::from_vec(iw, ih, grey).ok_or_else(|| unreadable("empty".into()))
+}
+
+/// A grey image's values sampled (bilinear, corner to corner) at the
+/// cells of `place`: the image covers the world, so the mask holds at
+/// every size and on every window.
+fn image_weights(grid: &Heightmap, place: &WorldWindow) -> Vec<f32> {
+    let (iw, ih) = (grid.width(), grid.height());
+    let w = place.window;
+    let (ww, wh) = (place.world_width, place.world_height);
+    let mut out = Vec::with_capacity(w.width * w.height);
+    for y in w.y..w.y + w.height {
+        let gy = y as f32 * (ih - 1) as f32 / (wh.max(2) - 1) as f32;
+        for x in w.x..w.x + w.width {
+            let gx = x as f32 * (iw - 1) as f32 / (ww.max(2) - 1) as f32;
             out.push(grid.sample_bilinear(gx, gy).clamp(0.0, 1.0));
         }
     }
-    Ok(out)
+    out
 }
 
 /// Keeps `before` where the weight is 0 (bit for bit), `after` where it

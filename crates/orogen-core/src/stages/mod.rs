@@ -212,11 +212,12 @@ pub enum StageError {
         min: u32,
     },
     /// A map of a stage run by blocks that a block cannot compute from
-    /// its own cells (only a map by height can).
+    /// its own cells (a map by height, image or painting can; slope,
+    /// flow and lakes need the whole world).
     #[error(
-        "fluvial erosion's {map}: only a map by height can be eroded by blocks (worlds of more than block_size cells a side); set block_size to 0 or use a height map"
+        "fluvial erosion's {map}: a slope, flow or lakes map cannot be eroded by blocks (worlds of more than 2 × block_size cells a side); set block_size to 0, or use a height, image or painted map"
     )]
-    MapNotByHeight {
+    MapNotCellwise {
         /// The map's field (`uplift_map`, `hardness_map`).
         map: &'static str,
     },

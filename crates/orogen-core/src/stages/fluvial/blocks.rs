@@ -10,6 +10,7 @@
 //! map, which runs the same blocks.
 
 use crate::heightmap::Heightmap;
+use crate::world_window::{Window, WorldWindow};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -65,6 +66,16 @@ impl Rect {
     /// Whether `other` lies within this rectangle.
     pub fn contains(&self, other: Rect) -> bool {
         self.x.contains(other.x) && self.y.contains(other.y)
+    }
+
+    /// These cells as a window of a `dims` grid spanning the world.
+    pub fn in_level(&self, dims: (usize, usize)) -> WorldWindow {
+        WorldWindow::whole(dims.0, dims.1).with_window(Window {
+            x: self.x.start,
+            y: self.y.start,
+            width: self.x.len(),
+            height: self.y.len(),
+        })
     }
 }
 

@@ -154,7 +154,8 @@ impl FluvialErosion {
         let n = levels.len() - 1;
         let first = levels.len() - plan.len();
         let coarse_cell = extent / (levels[0].0.max(2) - 1) as f32;
-        let (base_dir, cancel) = (ctx.base_dir.as_deref(), ctx.cancel);
+        let cancel = ctx.cancel;
+        let maps = self.load_maps(ctx.base_dir.as_deref())?;
         let mut below: Option<Level> = None;
         for (k, &dims) in levels.iter().enumerate() {
             let last = k == n;
@@ -162,6 +163,7 @@ impl FluvialErosion {
             let run = |m: &mut Heightmap,
                        sediment: Option<&mut Heightmap>,
                        input: &Heightmap,
+                       rect: Rect,
                        outlets: Outlets,
                        held: Edges| {
                 let level = LevelRun {
@@ -182,7 +184,8 @@ impl FluvialErosion {
                     dt_scale: self.level_dt_scale(k, cell / coarse_cell),
                     outlets,
                     held,
-                    base_dir,
+                    maps: &maps,
+                    place: rect.in_level(dims),
                 };
                 match self.run_level(m, sediment, &level, &mut |_| {
                     !cancel.is_some_and(|c| c.load(Ordering::Relaxed))
@@ -211,6 +214,7 @@ impl FluvialErosion {
                         &mut level_map,
                         sediment.as_mut(),
                         &input,
+                        whole,
                         self.outlets(),
                         Edges::default(),
                     )
@@ -260,7 +264,7 @@ impl FluvialErosion {
                     let mut m = b.carried_up(self, dims, comp, &input, layer.as_mut());
                     self.seed_gullies(&mut m, ctx, k, cell, comp);
                     let (outlets, held) = self.block_edges(comp, dims);
-                    run(&mut m, layer.as_mut(), &input, outlets, held)?;
+                    run(&mut m, layer.as_mut(), &input, comp, outlets, held)?;
                     Ok(((comp, m), layer.map(|l| (comp, l))))
                 })
                 .collect::<Result<Vec<_>, StageError>>()?;

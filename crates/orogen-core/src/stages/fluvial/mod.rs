@@ -37,7 +37,7 @@ use crate::hydro::{
 use crate::params::Choice;
 use crate::place_rng::PlaceKey;
 use crate::rng::unit_from_word;
-use crate::stages::mask::{MaskSource, StageMask};
+use crate::stages::mask::{LoadedMask, StageMask};
 use crate::world_window::WorldWindow;
 use deposition::{SedimentParams, incise_depositing};
 use rayon::prelude::*;
@@ -91,8 +91,11 @@ pub struct LevelRun<'a> {
     pub outlets: Outlets,
     /// Outlets that keep their height: a block's cut edges.
     pub held: Edges,
-    /// Where relative image paths of the uplift and hardness maps resolve.
-    pub base_dir: Option<&'a Path>,
+    /// The uplift and hardness maps, read once for every level.
+    pub maps: &'a LevelMaps<'a>,
+    /// Where the map's cells lie in the level's grid (the whole level, or
+    /// a block's cells): maps by image sample there.
+    pub place: WorldWindow,
     /// The level starts from a coarser one carried up: its first step
     /// breaches the hollows interpolation leaves along valley floors
     /// (over that step's routing) before the rivers cut.
@@ -107,6 +110,23 @@ pub struct LevelRun<'a> {
     /// Slopes past the angle of repose shed talus after the steps (the
     /// finer levels, when `talus_angle` is set).
     pub talus: bool,
+}
+
+/// The uplift and hardness maps of a run, read once
+/// ([`FluvialErosion::load_maps`]).
+pub struct LevelMaps<'a> {
+    /// Where the land rises, 0..1 of the uplift.
+    pub uplift: Option<LoadedMask<'a>>,
+    /// Where the rock is hard, 0..1 of the way to `hard_rock`.
+    pub hardness: Option<LoadedMask<'a>>,
+}
+
+/// `mask`, when there is one, with its image read.
+fn load_mask<'a>(
+    mask: &'a Option<StageMask>,
+    base_dir: Option<&Path>,
+) -> Result<Option<LoadedMask<'a>>, StageError> {
+    mask.as_ref().map(|m| m.load(base_dir)).transpose()
 }
 
 /// Runs `change` on `map`; where it lowered a cell, the sediment `layer`
@@ -426,10 +446,11 @@ impl FluvialErosion {
         p.dt *= level.dt_scale;
         p.outlets = level.outlets;
         p.held = level.held;
-        let weights = |mask: &StageMask| mask.weights(level.input, level.cell_size, level.base_dir);
+        let weights =
+            |mask: &LoadedMask| mask.weights_at(level.input, level.cell_size, &level.place);
         let uplift = if self.uplift > 0.0 {
             let mut field = self.uplift_field_in(level.input, level.range);
-            if let Some(mask) = &self.uplift_map {
+            if let Some(mask) = &level.maps.uplift {
                 for (u, w) in field.iter_mut().zip(weights(mask)?) {
                     *u *= w;
                 }
@@ -438,7 +459,7 @@ impl FluvialErosion {
         } else {
             None
         };
-        let erodibility = match &self.hardness_map {
+        let erodibility = match &level.maps.hardness {
             Some(mask) => Some(
                 weights(mask)?
                     .into_iter()
@@ -632,20 +653,29 @@ impl FluvialErosion {
     }
 
     /// Refuses uplift and hardness maps that a block or window cannot
-    /// compute from its own cells (anything but height) when the stage
-    /// runs by blocks.
+    /// compute from its own cells (slope, flow, lakes: only height, an
+    /// image or a painted map can) when the stage runs by blocks.
     fn check_maps_by_blocks(&self) -> Result<(), StageError> {
         for (name, mask) in [
             ("uplift_map", &self.uplift_map),
             ("hardness_map", &self.hardness_map),
         ] {
             if let Some(mask) = mask
-                && mask.source != MaskSource::Height
+                && !mask.is_cellwise()
             {
-                return Err(StageError::MapNotByHeight { map: name });
+                return Err(StageError::MapNotCellwise { map: name });
             }
         }
         Ok(())
+    }
+
+    /// The uplift and hardness maps with their images read (relative
+    /// paths in `base_dir`): once per run, for every level and block.
+    pub fn load_maps(&self, base_dir: Option<&Path>) -> Result<LevelMaps<'_>, StageError> {
+        Ok(LevelMaps {
+            uplift: load_mask(&self.uplift_map, base_dir)?,
+            hardness: load_mask(&self.hardness_map, base_dir)?,
+        })
     }
 
     /// Each step of level `k` as a multiple of the coarse step, at

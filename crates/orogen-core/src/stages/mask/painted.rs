@@ -16,6 +16,7 @@
 //! a stage's earlier stages) sees the same images without a handle being
 //! passed down.
 
+use crate::world_window::WorldWindow;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -223,12 +224,19 @@ impl PaintedImage {
     /// The weights at a `width × height` map's cells, which span the
     /// world corner to corner as the image does.
     pub fn weights(&self, width: usize, height: usize) -> Vec<f32> {
+        self.weights_at(&WorldWindow::whole(width, height))
+    }
+
+    /// The weights at the cells of `place`, a window of a world whose
+    /// cells span it corner to corner as the image does.
+    pub fn weights_at(&self, place: &WorldWindow) -> Vec<f32> {
         let fraction = |i: usize, n: usize| i as f32 / (n.max(2) - 1) as f32;
-        let mut out = Vec::with_capacity(width * height);
-        for y in 0..height {
-            let v = fraction(y, height);
-            for x in 0..width {
-                out.push(self.sample(fraction(x, width), v));
+        let w = place.window;
+        let mut out = Vec::with_capacity(w.width * w.height);
+        for y in w.y..w.y + w.height {
+            let v = fraction(y, place.world_height);
+            for x in w.x..w.x + w.width {
+                out.push(self.sample(fraction(x, place.world_width), v));
             }
         }
         out
