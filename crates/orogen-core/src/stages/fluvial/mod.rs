@@ -59,14 +59,15 @@ pub const TALUS_SWEEPS: u32 = 8;
 const SERIAL_CELLS: usize = 1 << 15;
 
 /// Cells a side of the blocks that fine levels run on: maps up to
-/// 2 × 8192 + 1 cells a side run every level on the whole map. Smaller
-/// blocks now keep the drainage (1024-cell blocks: eroded-mountains at
-/// 4097² θ 0.488, r² 0.907 against 0.516, 0.950 coupled), but a world run
-/// by blocks refuses painted and image uplift and hardness maps, so the
-/// default leaves every size a painted range is exported at coupled.
-/// Larger worlds run their finest levels by blocks, so a window of them
-/// needs only its own blocks in memory.
-pub const DEFAULT_BLOCK_SIZE: u32 = 8192;
+/// 2 × 1024 + 1 cells a side run every level on the whole map; from
+/// 2049² the finest levels run by blocks, so a window of any eroded world
+/// needs only its own blocks in memory at those levels. The drainage
+/// holds with them (eroded-mountains at 4097²: θ 0.488, r² 0.907 against
+/// 0.516, 0.950 coupled; river-valley at 8193²: θ 0.470, r² 0.897, 0.021
+/// m RMS from the coupled run), now that blocks meet over one cell (see
+/// [`blocks::Axis::new`]), and a run costs no more (eroded-mountains at
+/// 4097²: 1.8–2.1 s blocked, 2.1–2.5 s coupled).
+pub const DEFAULT_BLOCK_SIZE: u32 = 1024;
 
 /// The smallest block: its halo (an eighth of a side) is then 8 cells,
 /// the least that still carries a valley and a talus sweep's reach
