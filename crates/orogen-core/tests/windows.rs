@@ -400,7 +400,59 @@ fn height_masked_stages_give_exact_windows_and_other_masks_are_refused() {
         "{error}"
     );
     assert!(
-        !error.contains('\n') && error.contains("height mask"),
+        !error.contains('\n') && error.contains("slope, flow or lakes mask"),
         "{error}"
     );
+}
+
+/// A stage masked by an image or a painting weighs each cell by its
+/// place in the world: its windows are crops too.
+#[test]
+fn image_and_painted_masks_give_exact_windows() {
+    use orogen_core::params::Span;
+    use orogen_core::stages::mask::painted::{self, Brush, PAINT_SIDE, PaintedImage, PaintedMask};
+    use orogen_core::stages::mask::{MaskSource, StageMask};
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let png = dir.path().join("mask.png");
+    image::GrayImage::from_fn(41, 29, |x, y| image::Luma([((x * 7 + y * 13) % 256) as u8]))
+        .save(&png)
+        .expect("the image is written");
+    let mut paint = PaintedImage::blank(PAINT_SIDE, PAINT_SIDE);
+    let brush = Brush {
+        radius: 0.1,
+        hardness: 0.5,
+        strength: 1.0,
+        erase: false,
+    };
+    assert!(paint.stroke([0.2, 0.8], [0.7, 0.1], [1.0, 1.0], &brush));
+    let mut recipe = preset("default", 257);
+    let blur = recipe.stages[2].clone();
+    let masked = |source| orogen_core::StageEntry {
+        mask: Some(StageMask {
+            source,
+            range: Span::new(0.0, 1.0),
+            soft: 0.0,
+            invert: false,
+        }),
+        ..blur.clone()
+    };
+    recipe.stages.push(masked(MaskSource::Image(
+        png.to_string_lossy().into_owned(),
+    )));
+    recipe.stages.push(masked(MaskSource::Painted(PaintedMask {
+        file: String::new(),
+        hash: painted::remember(paint),
+    })));
+    let unmasked = {
+        let mut r = recipe.clone();
+        r.stages.truncate(r.stages.len() - 2);
+        run_once(&r, None, Default::default()).expect("runs")
+    };
+    let masked_map = run_once(&recipe, None, Default::default()).expect("runs");
+    assert_ne!(
+        masked_map.map.data(),
+        unmasked.map.data(),
+        "the masks blur somewhere"
+    );
+    windows_are_crops(&recipe);
 }

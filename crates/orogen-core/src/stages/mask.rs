@@ -109,7 +109,13 @@ impl StageMask {
         map: &mut Heightmap,
         ctx: &mut StageContext,
     ) -> Result<(), StageError> {
-        let weights = self.weights(map, ctx.cell_size, ctx.base_dir.as_deref())?;
+        // An image or painting is sampled at the map's own place in the
+        // world, so a window weighs its cells as the whole map does.
+        let weights = self.load(ctx.base_dir.as_deref())?.weights_at(
+            map,
+            ctx.cell_size,
+            &ctx.window_of(map),
+        )?;
         let before = map.data().to_vec();
         op.apply(map, ctx)?;
         blend(&before, map.data_mut(), &weights);

@@ -73,7 +73,7 @@ pub enum WindowRunError {
     },
     /// A stage with a mask, on a proper window.
     #[error(
-        "stage {index} ({kind}) has a mask other than a height mask, and such masked stages cannot compute a window alone yet; generate the whole map"
+        "stage {index} ({kind}) has a slope, flow or lakes mask, or masks an erosion stage by more than height, and cannot compute a window alone; generate the whole map"
     )]
     Masked {
         /// The stage's position in the recipe.
@@ -280,13 +280,15 @@ fn stage_place(
         return Ok(place);
     }
     let kind = entry.stage.kind();
-    // A height mask weighs each cell by its own input height, so it is as
-    // exact on a window as its stage; other sources read neighbours, the
-    // drainage or an image stretched over the map, and a masked erosion
-    // fills hollows along the drainage.
-    let local_mask = entry.mask.as_ref().is_none_or(|mask| {
-        mask.source == crate::stages::mask::MaskSource::Height && !entry.stage.op().moves_material()
-    });
+    // A height mask weighs each cell by its own input height, and an
+    // image or painting by the cell's place in the world, so they are as
+    // exact on a window as their stage; slope, flow and lakes read
+    // neighbours or the drainage, and a masked erosion fills hollows
+    // along the drainage.
+    let local_mask = entry
+        .mask
+        .as_ref()
+        .is_none_or(|mask| mask.is_cellwise() && !entry.stage.op().moves_material());
     if !local_mask && !here.is_whole() {
         return Err(WindowRunError::Masked { index, kind });
     }
