@@ -9,6 +9,8 @@
 #
 # RECIPE picks another recipe (default: default). PROFILE=release uses
 # the release build (default: the dev build, whose core is optimised).
+# With /usr/bin/time each job's and the whole map's peak RSS are printed;
+# LIMIT_MB fails the check when a window's job went over it.
 # Needs GNU parallel (installed when run as root) and python3 with numpy
 # and pillow.
 set -euo pipefail
@@ -41,12 +43,17 @@ export OROGEN
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+timing=()
+if [ -x /usr/bin/time ]; then
+  export FARM_TIME_DIR="$work/times"
+  timing=(/usr/bin/time -v -o "$work/whole-time.txt")
+fi
 start=$(date +%s.%N)
 PARALLEL_OPTS="-j$WORKERS" scripts/farm-run.sh --recipe "$RECIPE" --size "$SIZE" \
   --tiles "$TILES" --out "$work/farm" --formats tif,r16 >/dev/null
 farm_s=$(echo "$(date +%s.%N) - $start" | bc)
 start=$(date +%s.%N)
-"$OROGEN" generate --recipe "$RECIPE" --size "$SIZE" --out "$work/whole" --formats tif,r16 >/dev/null
+"${timing[@]}" "$OROGEN" generate --recipe "$RECIPE" --size "$SIZE" --out "$work/whole" --formats tif,r16 >/dev/null
 whole_s=$(echo "$(date +%s.%N) - $start" | bc)
 
 python3 - "$work" <<'PY'
@@ -85,3 +92,12 @@ print(f"farm-check: {len(tiles)} windows of a {w}x{h} map: "
 sys.exit(1 if differ or differ16 else 0)
 PY
 printf 'farm-check: ok; farm %.1f s with %s workers, whole map %.1f s\n' "$farm_s" "$WORKERS" "$whole_s"
+if [ -d "$work/times" ]; then
+  rss() { awk -F': ' '/Maximum resident set size/ {print int($2 / 1024)}' "$@"; }
+  jobs_peak=$(rss "$work"/times/*.txt | sort -n | tail -1)
+  echo "farm-check: peak RSS $jobs_peak MiB for the largest window job ($(ls "$work"/times | wc -l) jobs), $(rss "$work/whole-time.txt") MiB for the whole map"
+  if [ -n "${LIMIT_MB:-}" ] && [ "$jobs_peak" -gt "$LIMIT_MB" ]; then
+    echo "farm-check: a window's job went over $LIMIT_MB MiB" >&2
+    exit 1
+  fi
+fi
