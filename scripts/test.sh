@@ -50,8 +50,8 @@ cargo test --workspace "$@"
 # for bit with the whole map (about half a minute each).
 if command -v parallel >/dev/null 2>&1 && python3 -c "import numpy, PIL" >/dev/null 2>&1; then
   ./scripts/farm-check.sh
-  # An eroded world too: fluvial erosion by blocks (from 2049²) and the
-  # droplet halo, 16 windows against the whole map, bit for bit.
+  # An eroded world too: fluvial erosion by blocks (from 2049²), 16
+  # windows against the whole map, bit for bit.
   RECIPE=eroded-mountains ./scripts/farm-check.sh 2049 4 2
 else
   echo "note: GNU parallel, numpy or pillow missing; skipping scripts/farm-check.sh" >&2
