@@ -261,6 +261,70 @@ fn bad_windows_are_refused_with_nothing_written() {
     assert!(!report.exists());
 }
 
+/// A recipe whose windows cannot be exact (a stage masked by slope;
+/// fluvial erosion by blocks with a flow uplift map) is refused by
+/// `orogen plan` in one line with nothing written; as one window (the
+/// whole map) it plans.
+#[test]
+fn a_plan_of_windows_that_cannot_be_exact_is_refused_with_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let slope = dir.path().join("slope.ron");
+    std::fs::write(
+        &slope,
+        "(extent: (x: 256.0, y: 256.0), size: (width: 257, height: 257), seed: 2, stages: [
+            (enabled: true, stage: Noise(kind: Perlin, frequency: 2.5, octaves: 4, lacunarity: 2.0, persistence: 0.5, amplitude: 70.0, offset: 0.0, combine: Replace)),
+            (enabled: true, stage: Blur(passes: 1, width: 3.0), mask: (source: Slope, range: (min: 0.0, max: 20.0), soft: 0.0)),
+        ])",
+    )
+    .unwrap();
+    let flow = dir.path().join("flow.ron");
+    let mut recipe = orogen_core::presets::load("eroded-mountains")
+        .expect("preset exists")
+        .expect("preset is valid")
+        .resampled(257);
+    for entry in &mut recipe.stages {
+        if let orogen_core::stages::Stage::FluvialErosion(f) = &mut entry.stage {
+            f.coarse_size = 33;
+            f.block_size = 64;
+            f.uplift_map = Some(orogen_core::stages::mask::StageMask {
+                source: orogen_core::stages::mask::MaskSource::Flow,
+                range: orogen_core::params::Span::new(1000.0, 1e12),
+                soft: 0.0,
+                invert: false,
+            });
+        }
+    }
+    std::fs::write(&flow, recipe.to_ron().expect("serialises")).unwrap();
+    for (recipe, expect) in [(&slope, "slope, flow or lakes mask"), (&flow, "uplift_map")] {
+        let out = dir.path().join("world");
+        let plan = |tiles: &str| {
+            run(&[
+                "plan",
+                "--recipe",
+                recipe.to_str().unwrap(),
+                "--tiles",
+                tiles,
+                "--out",
+                out.to_str().unwrap(),
+            ])
+        };
+        let (ok, stdout, stderr) = plan("2");
+        assert!(!ok, "{}: refused", recipe.display());
+        assert!(
+            stderr.trim().lines().count() == 1 && stderr.contains(expect),
+            "{stderr}"
+        );
+        assert!(
+            stdout.is_empty() && !out.exists(),
+            "nothing planned or written"
+        );
+        let (ok, stdout, stderr) = plan("1");
+        assert!(ok, "{stderr}");
+        assert_eq!(stdout.lines().count(), 1, "one window: {stdout}");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+}
+
 #[test]
 fn a_window_with_a_live_writer_is_not_listed_again_and_plans_do_not_mix() {
     let dir = tempfile::tempdir().unwrap();

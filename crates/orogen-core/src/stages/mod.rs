@@ -296,11 +296,13 @@ pub trait StageOp: Params {
         false
     }
 
-    /// Whether the stage computes any window of the world exactly. Those
-    /// that do not refuse a proper window with
-    /// [`StageError::WholeWorldOnly`].
-    fn window_exact(&self) -> bool {
-        true
+    /// Refuses, before anything runs, a proper window of a
+    /// `world_width × world_height` world that the stage cannot compute
+    /// exactly (fluvial erosion by blocks with a map by slope, flow or
+    /// lakes).
+    fn window_refusal(&self, world_width: usize, world_height: usize) -> Result<(), StageError> {
+        let _ = (world_width, world_height);
+        Ok(())
     }
 
     /// The parameter that measures how far the stage runs (iterations,

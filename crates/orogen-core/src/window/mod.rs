@@ -73,13 +73,25 @@ pub enum WindowRunError {
     },
     /// A stage with a mask, on a proper window.
     #[error(
-        "stage {index} ({kind}) has a slope, flow or lakes mask, or masks an erosion stage by more than height, and cannot compute a window alone; generate the whole map"
+        "stage {index} ({kind}) has a slope, flow or lakes mask, or masks an erosion stage by more than height, and cannot compute a window alone; generate the whole map (orogen plan --tiles 1)"
     )]
     Masked {
         /// The stage's position in the recipe.
         index: usize,
         /// Its kind.
         kind: &'static str,
+    },
+    /// A stage that cannot compute a proper window of this world.
+    #[error(
+        "stage {index} ({kind}) cannot compute a window of this world alone: {reason}; or generate the whole map"
+    )]
+    NotWindowable {
+        /// The stage's position in the recipe.
+        index: usize,
+        /// Its kind.
+        kind: &'static str,
+        /// Why, in the stage's words.
+        reason: String,
     },
     /// Not a stage of the recipe.
     #[error(
@@ -264,6 +276,50 @@ fn run_stages(
     Ok(store.into_map())
 }
 
+/// Refuses, before anything runs or is written, a recipe whose proper
+/// windows (of its own size) cannot be computed exactly: a stage masked
+/// by slope, flow or lakes, an erosion stage masked by more than height,
+/// or fluvial erosion by blocks with a map that a block cannot compute.
+pub fn check_windowable(recipe: &Recipe) -> Result<(), WindowRunError> {
+    let (width, height) = (recipe.width as usize, recipe.height as usize);
+    for (index, entry) in recipe.stages.iter().enumerate() {
+        if entry.enabled {
+            refuse_window(index, entry, width, height)?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a proper window of a `width × height` world for stage
+/// `index` when it cannot compute one exactly.
+fn refuse_window(
+    index: usize,
+    entry: &crate::recipe::StageEntry,
+    width: usize,
+    height: usize,
+) -> Result<(), WindowRunError> {
+    let kind = entry.stage.kind();
+    let op = entry.stage.op();
+    // A height mask weighs each cell by its own input height, and an
+    // image or painting by the cell's place in the world, so they are as
+    // exact on a window as their stage; slope, flow and lakes read
+    // neighbours or the drainage, and a masked erosion fills hollows
+    // along the drainage.
+    let local_mask = entry
+        .mask
+        .as_ref()
+        .is_none_or(|mask| mask.is_cellwise() && !op.moves_material());
+    if !local_mask {
+        return Err(WindowRunError::Masked { index, kind });
+    }
+    op.window_refusal(width, height)
+        .map_err(|e| WindowRunError::NotWindowable {
+            index,
+            kind,
+            reason: e.to_string(),
+        })
+}
+
 /// Where stage `index` runs over its input window `here`: its barrier
 /// facts, checked; refused when its mask cannot be exact on a window.
 fn stage_place(
@@ -280,17 +336,8 @@ fn stage_place(
         return Ok(place);
     }
     let kind = entry.stage.kind();
-    // A height mask weighs each cell by its own input height, and an
-    // image or painting by the cell's place in the world, so they are as
-    // exact on a window as their stage; slope, flow and lakes read
-    // neighbours or the drainage, and a masked erosion fills hollows
-    // along the drainage.
-    let local_mask = entry
-        .mask
-        .as_ref()
-        .is_none_or(|mask| mask.is_cellwise() && !entry.stage.op().moves_material());
-    if !local_mask && !here.is_whole() {
-        return Err(WindowRunError::Masked { index, kind });
+    if !here.is_whole() {
+        refuse_window(index, entry, here.world_width, here.world_height)?;
     }
     if !entry.stage.op().needs_world_range() {
         return Ok(place);

@@ -79,6 +79,10 @@ pub fn plan_command(args: &PlanArgs) -> Result<(), String> {
             .map_err(crate::cli::errors::option_error)?,
         None => split(width, height, columns, rows),
     };
+    if windows.len() > 1 {
+        // Refused before the plan's folder is made: every job would fail.
+        orogen_core::window::check_windowable(&recipe).map_err(|e| e.to_string())?;
+    }
     let stamp = FarmStamp {
         recipe: &recipe,
         tiles: (columns, rows),

@@ -818,6 +818,13 @@ impl StageOp for FluvialErosion {
         self.blocked_input_window(output)
     }
 
+    fn window_refusal(&self, world_width: usize, world_height: usize) -> Result<(), StageError> {
+        match self.block_schedule(world_width, world_height) {
+            Some(_) => self.check_maps_by_blocks(),
+            None => Ok(()),
+        }
+    }
+
     fn apply(&self, map: &mut Heightmap, ctx: &mut StageContext) -> Result<(), StageError> {
         if !self.outlets().any() {
             return Err(StageError::NoOutlet);
