@@ -9,7 +9,8 @@ use orogen_core::hydro::{Edges, FlowGrid, Outlets, Routing};
 use orogen_core::rng::{range_f32, stage_rng};
 use orogen_core::stages::fluvial::deposition::share_under;
 use orogen_core::stages::fluvial::deposition::{
-    SedimentParams, Sweeps, incise_depositing, incise_depositing_with,
+    MAX_SWEEPS, SETTLED, SETTLED_RMS, SedimentParams, Sweeps, incise_depositing,
+    incise_depositing_with,
 };
 use orogen_core::stages::fluvial::step::{
     CutLayer, StepFields, StepParams, incise, incise_layered, incise_layered_with_levels,
@@ -74,37 +75,170 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(120))]
 
     /// Random maps up to 24², steps, G, sediment erodibility, uplift and
-    /// outlets: the fast solve equals the plain one within 2 mm (the
-    /// sweeps stop at 1 mm of change or 0.1 mm RMS, and the flux is summed
-    /// in another order), heights and sediment layer alike.
+    /// outlets: each step of the fast solve satisfies the step's
+    /// equations written plainly (one plain sweep from its result moves
+    /// no cell by more than 1 mm), or, where they have no settled answer
+    /// (a cell at a lake's edge that stands in the lake only if it passes
+    /// its load on), equals the plain sweeps within 2 mm as it runs the
+    /// same sweeps then; and the layer follows the heights.
     #[test]
-    fn deposition_matches_the_reference(
+    fn deposition_satisfies_the_plain_equations(
         w in 3usize..=24, h in 3usize..=24, seed in any::<u64>(), kind in 0u8..3,
         steps in 1usize..=3, g in 0.05f64..=1.0, share in 0.5f64..3.0,
         uplift in any::<bool>(), fixed_outlets in any::<bool>(),
     ) {
-        let start = heights(w, h, seed, kind);
-        let lowest = start.iter().copied().fold(f32::INFINITY, f32::min);
-        let mut rng = stage_rng(seed, 4);
-        let uplift: Option<Vec<f32>> =
-            uplift.then(|| (0..w * h).map(|_| range_f32(&mut rng, 0.0, 2e-3)).collect());
-        let hardness: Vec<f32> = (0..w * h).map(|_| range_f32(&mut rng, 0.3, 1.0)).collect();
-        let fields = StepFields { uplift: uplift.as_deref(), erodibility: Some(&hardness) };
-        let p = ten_metre_cells(2000.0, (!fixed_outlets).then_some(lowest));
-        let s = SedimentParams { deposition: g, sediment_share: share };
-        let (mut fast, mut slow) = (start.clone(), start.clone());
-        let (mut fast_layer, mut slow_layer) = (vec![0f32; w * h], vec![0f32; w * h]);
+        let case = Case::new(w, h, seed, kind, g, share, uplift, fixed_outlets);
+        let (mut fast, mut layer) = (case.start.clone(), vec![0f32; w * h]);
         for step in 0..steps {
-            fast_step(&mut fast, &mut fast_layer, w, &fields, &p, &s);
-            reference::stream_power_step_depositing(&mut slow, &mut slow_layer, w, &fields, &p, &s);
+            let (before, layer_before) = (fast.clone(), layer.clone());
+            fast_step(&mut fast, &mut layer, w, &case.fields(), &case.p, &case.s);
+            let residual = reference::depositing_residual(
+                &before, &fast, &layer_before, w, &case.fields(), &case.p, &case.s,
+            );
+            if residual > 1e-3 {
+                let (mut slow, mut slow_layer) = (before.clone(), layer_before.clone());
+                reference::stream_power_step_depositing(
+                    &mut slow, &mut slow_layer, w, &case.fields(), &case.p, &case.s,
+                );
+                for i in 0..w * h {
+                    prop_assert!((fast[i] - slow[i]).abs() <= 2e-3,
+                        "step {step} cell {i}: {} vs {} (a plain sweep moves {residual} m)",
+                        fast[i], slow[i]);
+                }
+            }
+            let mut lifted = before.clone();
+            if let Some(u) = &case.uplift {
+                let grid = FlowGrid::new(&before, w, &case.p.outlets, case.p.held);
+                uplift_cells(&mut lifted, &grid, u, case.p.dt);
+            }
             for i in 0..w * h {
-                prop_assert!((fast[i] - slow[i]).abs() <= 2e-3,
-                    "step {step} cell {i}: {} vs {}", fast[i], slow[i]);
-                prop_assert!((fast_layer[i] - slow_layer[i]).abs() <= 2e-3,
-                    "step {step} cell {i} sediment: {} vs {}", fast_layer[i], slow_layer[i]);
+                let want = (layer_before[i] + fast[i] - lifted[i]).max(0.0);
+                prop_assert!((layer[i] - want).abs() <= 1e-4,
+                    "step {step} cell {i} sediment: {} vs {want}", layer[i]);
             }
         }
     }
+}
+
+/// One random case of the reference tests.
+struct Case {
+    start: Vec<f32>,
+    uplift: Option<Vec<f32>>,
+    hardness: Vec<f32>,
+    p: StepParams,
+    s: SedimentParams,
+}
+
+impl Case {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        w: usize,
+        h: usize,
+        seed: u64,
+        kind: u8,
+        g: f64,
+        share: f64,
+        uplift: bool,
+        fixed_outlets: bool,
+    ) -> Self {
+        let start = heights(w, h, seed, kind);
+        let lowest = start.iter().copied().fold(f32::INFINITY, f32::min);
+        let mut rng = stage_rng(seed, 4);
+        let uplift = uplift.then(|| (0..w * h).map(|_| range_f32(&mut rng, 0.0, 2e-3)).collect());
+        let hardness = (0..w * h).map(|_| range_f32(&mut rng, 0.3, 1.0)).collect();
+        Self {
+            start,
+            uplift,
+            hardness,
+            p: ten_metre_cells(2000.0, (!fixed_outlets).then_some(lowest)),
+            s: SedimentParams {
+                deposition: g,
+                sediment_share: share,
+            },
+        }
+    }
+
+    fn fields(&self) -> StepFields<'_> {
+        StepFields {
+            uplift: self.uplift.as_deref(),
+            erodibility: Some(&self.hardness),
+        }
+    }
+}
+
+/// The fast solve against the plain one, step by step from the same
+/// state, on 300 fixed random maps: the same heights and layer within
+/// 2 mm at every cell in at least 95 % of them. The rest are maps where
+/// a cell at a lake's edge lets the equations hold twice (whether it
+/// stands in the lake depends on how far its receiver fills, which
+/// depends on whether it passes its load on): the fast solve, which
+/// satisfies them exactly, and the plain one, which sweeps from no flux,
+/// found the two answers; or the plain sweeps (at most 40, as the
+/// sweeps of the fast solve were) had not settled.
+#[test]
+fn deposition_matches_the_plain_solve() {
+    let mut rng = stage_rng(77, 1);
+    let (mut agree, mut total) = (0usize, 0usize);
+    for case_index in 0..300u64 {
+        let w = 3 + (range_f32(&mut rng, 0.0, 21.99) as usize);
+        let h = 3 + (range_f32(&mut rng, 0.0, 21.99) as usize);
+        let kind = (case_index % 3) as u8;
+        let g = range_f32(&mut rng, 0.05, 1.0) as f64;
+        let share = range_f32(&mut rng, 0.5, 3.0) as f64;
+        let case = Case::new(
+            w,
+            h,
+            case_index,
+            kind,
+            g,
+            share,
+            case_index % 2 == 0,
+            case_index % 4 < 2,
+        );
+        let (mut fast, mut layer) = (case.start.clone(), vec![0f32; w * h]);
+        let mut same = true;
+        for _ in 0..2 {
+            let (before, layer_before) = (fast.clone(), layer.clone());
+            let (mut slow, mut slow_layer) = (fast.clone(), layer.clone());
+            fast_step(&mut fast, &mut layer, w, &case.fields(), &case.p, &case.s);
+            reference::stream_power_step_depositing(
+                &mut slow,
+                &mut slow_layer,
+                w,
+                &case.fields(),
+                &case.p,
+                &case.s,
+            );
+            let apart = (0..w * h)
+                .filter(|&i| {
+                    (fast[i] - slow[i]).abs() > 2e-3 || (layer[i] - slow_layer[i]).abs() > 2e-3
+                })
+                .count();
+            if apart > 0 {
+                // The plain solve found another answer, or its 40 sweeps
+                // did not settle: how far it is from satisfying the
+                // equations says which.
+                let residual = reference::depositing_residual(
+                    &before,
+                    &slow,
+                    &layer_before,
+                    w,
+                    &case.fields(),
+                    &case.p,
+                    &case.s,
+                );
+                eprintln!(
+                    "case {case_index}: {apart} of {} cells apart; the plain solve is {residual} m from a solution",
+                    w * h
+                );
+            }
+            same &= apart == 0;
+        }
+        total += 1;
+        agree += same as usize;
+    }
+    eprintln!("{agree} of {total} maps equal the plain solve within 2 mm");
+    assert!(agree * 100 >= total * 95, "{agree} of {total}");
 }
 
 proptest! {
@@ -226,8 +360,11 @@ proptest! {
         let routing = Routing::on_grid(&start, &grid);
         let (mut quick, mut settled) = (start.clone(), start.clone());
         let (mut a, mut b) = (vec![0f32; w * h], vec![0f32; w * h]);
-        incise_depositing::<false>(&mut quick, &mut a, &routing, &grid, None, &p, &s);
-        let most = Sweeps { most: 2000, settled: 1e-8, settled_rms: 0.0 };
+        let default = Sweeps {
+            most: MAX_SWEEPS, settled: SETTLED, settled_rms: SETTLED_RMS, direct: false,
+        };
+        incise_depositing_with::<false>(&mut quick, &mut a, &routing, &grid, None, &p, &s, default);
+        let most = Sweeps { most: 2000, settled: 1e-8, settled_rms: 0.0, direct: false };
         incise_depositing_with::<false>(&mut settled, &mut b, &routing, &grid, None, &p, &s, most);
         let n = (w * h) as f64;
         let rms = (quick.iter().zip(&settled).map(|(a, b)| ((a - b) as f64).powi(2)).sum::<f64>() / n).sqrt();

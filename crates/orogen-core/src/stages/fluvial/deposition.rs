@@ -91,6 +91,7 @@ pub fn incise_depositing<const FILL: bool>(
         most: MAX_SWEEPS,
         settled: SETTLED,
         settled_rms: SETTLED_RMS,
+        direct: true,
     };
     incise_depositing_with::<FILL>(heights, sediment, routing, grid, erodibility, p, s, sweeps)
 }
@@ -104,6 +105,9 @@ pub struct Sweeps {
     pub settled: f32,
     /// Metres: so is a sweep whose root-mean-square change is this or less.
     pub settled_rms: f64,
+    /// For n = 1, solve directly first ([`super::direct`]); the sweeps run
+    /// only when its clamps do not settle.
+    pub direct: bool,
 }
 
 /// [`incise_depositing`] with its sweeps set by `sweeps` (the tests'
@@ -142,6 +146,22 @@ pub fn incise_depositing_with<const FILL: bool>(
         })
         .collect();
     let start = heights.to_vec();
+    let h = heights;
+    // Solved directly: the sweeps' fixed point exactly. Where the clamps
+    // do not settle (a cell at a lake's edge that is a lake only if it
+    // passes its load on, so that no clamp of it holds), the sweeps run
+    // from the start as they do without it.
+    if sweeps.direct && n == 1.0 {
+        if super::direct::solve_direct(h, &start, &cut, routing, grid, p, s) {
+            settle(sediment, &start, h);
+            return if FILL {
+                fill_levels(h, routing)
+            } else {
+                Vec::new()
+            };
+        }
+        h.copy_from_slice(&start);
+    }
     // The level water stood at in each cell before the step (its start
     // height or its receiver's, whichever is higher): a cell below its
     // receiver's is in a lake. Not the receiver's level during the step:
@@ -149,7 +169,6 @@ pub fn incise_depositing_with<const FILL: bool>(
     // the cell above a lake of its own, filled flat instead of building
     // the slope that carries the load on.
     let still = fill_levels(&start, routing);
-    let h = heights;
     let mut level = vec![0f32; cells_n];
     // Sediment entering each cell over the step, m³.
     let mut flux = vec![0f64; cells_n];

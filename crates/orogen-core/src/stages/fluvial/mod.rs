@@ -22,6 +22,7 @@ pub mod blocked;
 pub mod blocks;
 pub mod deposition;
 pub mod diffusion;
+pub mod direct;
 mod levels;
 mod params;
 #[cfg(any(test, feature = "reference"))]

@@ -157,100 +157,11 @@ pub fn stream_power_step_depositing(
     p: &StepParams,
     s: &SedimentParams,
 ) {
-    let height = heights.len() / width;
-    let is_outlet = |i: usize, h: f32| p.outlets.is_outlet(i % width, i / width, width, height, h);
-    if let Some(uplift) = fields.uplift {
-        for i in 0..heights.len() {
-            if !is_outlet(i, heights[i]) {
-                heights[i] += uplift[i] * p.dt as f32;
-            }
-        }
-    }
-    let receivers = reference::receivers(heights, width, &p.outlets);
-    let cells = reference::drainage_cells(&receivers);
-    let start = heights.to_vec();
-    let cell_area = p.cell_size * p.cell_size;
-    // Each cell's donors, by scanning every cell.
-    let donors: Vec<Vec<usize>> = (0..receivers.len())
-        .map(|c| {
-            (0..receivers.len())
-                .filter(|&d| d != c && receivers[d] as usize == c)
-                .collect()
-        })
-        .collect();
-    // Sediment entering `c`: what each donor passes on, never negative
-    // (each cell's answer kept once found).
-    fn entering(
-        c: usize,
-        h: &[f32],
-        start: &[f32],
-        cell_area: f64,
-        donors: &[Vec<usize>],
-        known: &mut [Option<f64>],
-    ) -> f64 {
-        if let Some(v) = known[c] {
-            return v;
-        }
-        let v = donors[c]
-            .iter()
-            .map(|&d| {
-                (entering(d, h, start, cell_area, donors, known)
-                    + (start[d] - h[d]) as f64 * cell_area)
-                    .max(0.0)
-            })
-            .sum();
-        known[c] = Some(v);
-        v
-    }
-    // The highest start height on each cell's way out: where water stood.
-    let still = reference::fill_levels(&start, &receivers);
-    let mut h = start.clone();
+    uplift_plainly(heights, width, fields, p);
+    let plain = PlainDepositing::new(heights, width, p);
+    let mut h = plain.start.clone();
     for sweep in 0..MAX_SWEEPS {
-        let mut known = vec![None; h.len()];
-        let flux: Vec<f64> = (0..h.len())
-            .map(|c| {
-                if sweep == 0 {
-                    0.0
-                } else {
-                    entering(c, &h, &start, cell_area, &donors, &mut known)
-                }
-            })
-            .collect();
-        let next = solve_by_paths(&receivers, width, p, &start, |c, r, base, distance| {
-            let in_lake = if r == c {
-                start[c] <= base
-            } else {
-                start[c] < base && start[c] < still[r]
-            };
-            if in_lake {
-                if r == c {
-                    start[c]
-                } else {
-                    (start[c] + (flux[c] / cell_area) as f32)
-                        .min(base)
-                        .max(start[c])
-                }
-            } else {
-                let rock = fields.erodibility.map_or(1.0, |e| e[c] as f64);
-                let share = share_under(sediment[c], rock, s.sediment_share);
-                let a_m = (cells[c] as f64).powf(p.area_exponent)
-                    * cell_area.powf(p.area_exponent)
-                    * share;
-                let laid = if r == c {
-                    0.0
-                } else {
-                    s.deposition * flux[c] / (cells[c] as f64 * cell_area)
-                };
-                let solved = solve_cell(
-                    start[c] as f64 + laid,
-                    base as f64,
-                    p.erodibility * p.dt * a_m,
-                    distance,
-                    p.slope_exponent,
-                );
-                (solved as f32).max(base)
-            }
-        });
+        let next = plain.sweep(&h, sweep > 0, sediment, fields, p, s);
         let moved = next
             .iter()
             .zip(&h)
@@ -268,7 +179,173 @@ pub fn stream_power_step_depositing(
         }
     }
     for i in 0..h.len() {
-        sediment[i] = (sediment[i] + (h[i] - start[i])).max(0.0);
+        sediment[i] = (sediment[i] + (h[i] - plain.start[i])).max(0.0);
     }
     heights.copy_from_slice(&h);
+}
+
+/// How far `solved` (the result of one depositing step from `heights`,
+/// with the layer `sediment` before it) is from satisfying the step's
+/// equations: the largest change one plain sweep from it makes (0 for an
+/// exact solution). The equations can hold for more than one `solved`
+/// where a cell sits at a lake's edge: whether it stands in the lake
+/// depends on how far its receiver fills, which depends on whether the
+/// cell passes its load on.
+pub fn depositing_residual(
+    heights: &[f32],
+    solved: &[f32],
+    sediment: &[f32],
+    width: usize,
+    fields: &StepFields,
+    p: &StepParams,
+    s: &SedimentParams,
+) -> f32 {
+    let mut start = heights.to_vec();
+    uplift_plainly(&mut start, width, fields, p);
+    let plain = PlainDepositing::new(&start, width, p);
+    plain
+        .sweep(solved, true, sediment, fields, p, s)
+        .iter()
+        .zip(solved)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max)
+}
+
+fn uplift_plainly(heights: &mut [f32], width: usize, fields: &StepFields, p: &StepParams) {
+    let height = heights.len() / width;
+    if let Some(uplift) = fields.uplift {
+        for i in 0..heights.len() {
+            if !p
+                .outlets
+                .is_outlet(i % width, i / width, width, height, heights[i])
+            {
+                heights[i] += uplift[i] * p.dt as f32;
+            }
+        }
+    }
+}
+
+/// A depositing step's drainage, found plainly from its uplifted start.
+struct PlainDepositing {
+    width: usize,
+    receivers: Vec<u32>,
+    cells: Vec<u32>,
+    start: Vec<f32>,
+    /// Each cell's donors, by scanning every cell.
+    donors: Vec<Vec<usize>>,
+    /// The highest start height on each cell's way out: where water stood.
+    still: Vec<f32>,
+}
+
+impl PlainDepositing {
+    fn new(start: &[f32], width: usize, p: &StepParams) -> Self {
+        let receivers = reference::receivers(start, width, &p.outlets);
+        let cells = reference::drainage_cells(&receivers);
+        let donors: Vec<Vec<usize>> = (0..receivers.len())
+            .map(|c| {
+                (0..receivers.len())
+                    .filter(|&d| d != c && receivers[d] as usize == c)
+                    .collect()
+            })
+            .collect();
+        let still = reference::fill_levels(start, &receivers);
+        Self {
+            width,
+            receivers,
+            cells,
+            start: start.to_vec(),
+            donors,
+            still,
+        }
+    }
+
+    /// Every cell's new height, with the flux entering each cell from the
+    /// heights `h` (none when `with_flux` is false: the first sweep).
+    fn sweep(
+        &self,
+        h: &[f32],
+        with_flux: bool,
+        sediment: &[f32],
+        fields: &StepFields,
+        p: &StepParams,
+        s: &SedimentParams,
+    ) -> Vec<f32> {
+        let (start, cells, still) = (&self.start, &self.cells, &self.still);
+        let cell_area = p.cell_size * p.cell_size;
+        // Sediment entering `c`: what each donor passes on, never negative
+        // (each cell's answer kept once found).
+        fn entering(
+            c: usize,
+            h: &[f32],
+            start: &[f32],
+            cell_area: f64,
+            donors: &[Vec<usize>],
+            known: &mut [Option<f64>],
+        ) -> f64 {
+            if let Some(v) = known[c] {
+                return v;
+            }
+            let v = donors[c]
+                .iter()
+                .map(|&d| {
+                    (entering(d, h, start, cell_area, donors, known)
+                        + (start[d] - h[d]) as f64 * cell_area)
+                        .max(0.0)
+                })
+                .sum();
+            known[c] = Some(v);
+            v
+        }
+        let mut known = vec![None; h.len()];
+        let flux: Vec<f64> = (0..h.len())
+            .map(|c| {
+                if with_flux {
+                    entering(c, h, start, cell_area, &self.donors, &mut known)
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        solve_by_paths(
+            &self.receivers,
+            self.width,
+            p,
+            start,
+            |c, r, base, distance| {
+                let in_lake = if r == c {
+                    start[c] <= base
+                } else {
+                    start[c] < base && start[c] < still[r]
+                };
+                if in_lake {
+                    if r == c {
+                        start[c]
+                    } else {
+                        (start[c] + (flux[c] / cell_area) as f32)
+                            .min(base)
+                            .max(start[c])
+                    }
+                } else {
+                    let rock = fields.erodibility.map_or(1.0, |e| e[c] as f64);
+                    let share = share_under(sediment[c], rock, s.sediment_share);
+                    let a_m = (cells[c] as f64).powf(p.area_exponent)
+                        * cell_area.powf(p.area_exponent)
+                        * share;
+                    let laid = if r == c {
+                        0.0
+                    } else {
+                        s.deposition * flux[c] / (cells[c] as f64 * cell_area)
+                    };
+                    let solved = solve_cell(
+                        start[c] as f64 + laid,
+                        base as f64,
+                        p.erodibility * p.dt * a_m,
+                        distance,
+                        p.slope_exponent,
+                    );
+                    (solved as f32).max(base)
+                }
+            },
+        )
+    }
 }
