@@ -138,30 +138,34 @@ pub fn incise_depositing_with<const FILL: bool>(
         &routing.order,
     );
     // K·dt·A^m of each cell, rock or sediment: the same every sweep.
-    let cut: Vec<f64> = (0..cells_n)
-        .map(|i| {
-            let rock = erodibility.map_or(1.0, |e| e[i] as f64);
-            let share = share_under(sediment[i], rock, s.sediment_share);
-            k_dt * area_factor(&table, cells[i], p.area_exponent, area_scale) * share
-        })
-        .collect();
-    let start = heights.to_vec();
-    let h = heights;
+    let cut_of = |i: usize| {
+        let rock = erodibility.map_or(1.0, |e| e[i] as f64);
+        let share = share_under(sediment[i], rock, s.sediment_share);
+        k_dt * area_factor(&table, cells[i], p.area_exponent, area_scale) * share
+    };
     // Solved directly: the sweeps' fixed point exactly. Where the clamps
     // do not settle (a cell at a lake's edge that is a lake only if it
     // passes its load on, so that no clamp of it holds), the sweeps run
     // from the start as they do without it.
+    let cut: Vec<f64> = (0..cells_n).map(cut_of).collect();
     if sweeps.direct && n == 1.0 {
-        if super::direct::solve_direct(h, &start, &cut, routing, grid, p, s) {
-            settle(sediment, &start, h);
+        let solved = super::direct::solve_direct(routing, grid, p, s, heights, &cut);
+        if let Some(solved) = solved {
+            // The layer follows, as `settle` has it.
+            for (&i, &after) in order.iter().zip(&solved) {
+                let i = i as usize;
+                sediment[i] = (sediment[i] + (after - heights[i])).max(0.0);
+                heights[i] = after;
+            }
             return if FILL {
-                fill_levels(h, routing)
+                fill_levels(heights, routing)
             } else {
                 Vec::new()
             };
         }
-        h.copy_from_slice(&start);
     }
+    let start = heights.to_vec();
+    let h = heights;
     // The level water stood at in each cell before the step (its start
     // height or its receiver's, whichever is higher): a cell below its
     // receiver's is in a lake. Not the receiver's level during the step:

@@ -46,19 +46,18 @@ enum Clamp {
     LakeFull,
 }
 
-/// Solves one depositing step directly (n = 1 only): `heights` hold the
-/// uplifted start and receive the result. Returns false, leaving `heights` at the last
-/// round's solution, when the clamps did not settle in [`MAX_ROUNDS`].
-#[allow(clippy::too_many_arguments)]
+/// Solves one depositing step directly (n = 1 only) from the uplifted
+/// `start` (`cut[i]`: K·dt·A^m of cell `i`): each cell's new height,
+/// by drainage position (`routing.order`); None when the clamps did not
+/// settle in [`MAX_ROUNDS`].
 pub fn solve_direct(
-    heights: &mut [f32],
-    start: &[f32],
-    cut: &[f64],
     routing: &Routing,
     grid: &FlowGrid,
     p: &StepParams,
     s: &SedimentParams,
-) -> bool {
+    start: &[f32],
+    cut: &[f64],
+) -> Option<Vec<f32>> {
     let cells = Laid::out(start, cut, routing, grid, p, s);
     let n = cells.cells.len();
     // By drainage position: the sediment entering each cell from its
@@ -74,7 +73,6 @@ pub fn solve_direct(
     let mut level = hugepages::lazily_zeroed_f32(n);
     // The bedrock step (nothing entering any cell) gives the first levels.
     cells.resolve(&mut height, &mut level, &mut clamp, &mut inflow);
-    let mut settled = false;
     for _ in 0..MAX_ROUNDS {
         // From the sources down: each cell's clamp from its receiver's
         // last level, and its outflow as ao + bo·L, L its receiver's
@@ -95,14 +93,10 @@ pub fn solve_direct(
         }
         // From the outlets up: each cell from its receiver's new level.
         if cells.resolve(&mut height, &mut level, &mut clamp, &mut inflow) {
-            settled = true;
-            break;
+            return Some(height);
         }
     }
-    for (&i, &h) in routing.order.iter().zip(&height) {
-        heights[i as usize] = h;
-    }
-    settled
+    None
 }
 
 /// `Cell::to` of an outlet that keeps its height.
