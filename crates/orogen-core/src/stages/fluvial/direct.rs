@@ -145,34 +145,47 @@ impl Laid {
         }
         let cell_area = p.cell_size * p.cell_size;
         let links = link_lengths(p);
-        // Where water stood before the step (the highest start height on
-        // the way out), by position, each from its receiver's.
-        let mut still: Vec<f32> = hugepages::lazily_zeroed_f32(order.len());
-        let mut cells = hugepages::huge_capacity(order.len());
-        for (k, &i) in order.iter().enumerate() {
+        // Each cell's constants, on all threads (each reads its own cell
+        // and its receiver's place alone, so the bytes do not depend on
+        // the threads).
+        let cell_of = |i: u32| {
             let (i, r) = (i as usize, receivers[i as usize] as usize);
-            let (to, distance, still_r) = if r == i {
-                still[k] = start[i];
+            let (to, distance) = if r == i {
                 match (p.base_level, grid.status[i]) {
-                    (Some(_), status) if status != NodeStatus::Held => (TO_BASE, p.cell_size, 0.0),
-                    _ => (KEPT, 1.0, 0.0),
+                    (Some(_), status) if status != NodeStatus::Held => (TO_BASE, p.cell_size),
+                    _ => (KEPT, 1.0),
                 }
             } else {
                 // As the sweeps measure it (`step::target`).
                 let straight = i.abs_diff(r) == 1 || i.abs_diff(r) == routing.width;
-                let distance = if straight { links.0 } else { links.1 };
-                let rk = position[r];
-                let still_r = still[rk as usize];
-                still[k] = start[i].max(still_r);
-                (rk, distance, still_r)
+                (position[r], if straight { links.0 } else { links.1 })
             };
-            cells.push(Cell {
+            Cell {
                 to,
                 start: start[i],
-                still: still_r,
+                still: 0.0,
                 f: (cut[i] / distance) as f32,
                 g: (s.deposition / (routing.cells[i] as f64 * cell_area)) as f32,
-            });
+            }
+        };
+        const CHUNK: usize = 1 << 14;
+        let mut cells = hugepages::filled_in_parallel(order.len(), CHUNK, |c, slots| {
+            for (slot, &i) in slots.iter_mut().zip(&order[c * CHUNK..]) {
+                slot.write(cell_of(i));
+            }
+        });
+        // Where water stood before the step (the highest start height on
+        // the way out), from the outlets up, each from its receiver's.
+        let mut still: Vec<f32> = hugepages::lazily_zeroed_f32(order.len());
+        for k in 0..cells.len() {
+            let cell = &mut cells[k];
+            if cell.to >= TO_BASE {
+                still[k] = cell.start;
+            } else {
+                let still_r = still[cell.to as usize];
+                cell.still = still_r;
+                still[k] = cell.start.max(still_r);
+            }
         }
         Self {
             cells,
