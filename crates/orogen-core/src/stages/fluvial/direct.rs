@@ -63,11 +63,9 @@ pub fn solve_direct(
     let n = cells.cells.len();
     // By drainage position: the sediment entering each cell from its
     // donors as Γ + Δ·(its own water level), m³ ([Γ, Δ]); its clamp; its
-    // height;
-    // its water level (the last round's until the pass from the outlets
-    // renews it).
-    // (On huge pages: at 1025² 4 KiB pages cost more in faults than
-    // the passes that first touch them.)
+    // height; its water level (the last round's until the pass from the
+    // outlets renews it). On huge pages: at 1025² 4 KiB pages cost more
+    // in faults than the passes that first touch them.
     let mut inflow: Vec<[f64; 2]> = hugepages::lazily_zeroed(n);
     let mut clamp = hugepages::filled_with(n, Clamp::Free);
     let mut height = hugepages::lazily_zeroed_f32(n);
@@ -82,6 +80,7 @@ pub fn solve_direct(
         for k in (0..n).rev() {
             let r = cells.cells[k].to;
             if r >= TO_BASE {
+                // An outlet (KEPT or TO_BASE) passes nothing on.
                 continue;
             }
             let r = r as usize;
@@ -129,8 +128,8 @@ struct Laid {
 }
 
 impl Laid {
-    /// Gathers each cell's constants (in parallel: each is its own
-    /// cell's alone, so the bytes do not depend on the threads).
+    /// Gathers each cell's constants in drainage order, then the level
+    /// water stood at in each receiver.
     fn out(
         start: &[f32],
         cut: &[f64],
