@@ -20,6 +20,7 @@
 //! from the basin's pass cell down to its pit are reversed, and the pass
 //! cell hands its water across the pass.
 
+use crate::hugepages::lazily_zeroed;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -40,38 +41,8 @@ impl Pass {
     /// cell): sorting plain integers is about twice as fast as comparing
     /// the fields, and the order is the same.
     fn sort_key(&self) -> u128 {
-        let bits = self.level.to_bits();
-        // Finite floats ordered as unsigned integers (as `total_cmp` does).
-        let level = if bits >> 31 == 1 {
-            !bits
-        } else {
-            bits | 0x8000_0000
-        };
+        let level = ordered_bits(self.level);
         ((level as u128) << 64) | ((self.low_cell as u128) << 32) | self.high_cell as u128
-    }
-
-    /// The same order in 64 bits, for maps under 2³⁰ cells `width` wide:
-    /// the level, the low cell in 30 bits and which of the four later
-    /// neighbours the high cell is (they follow in index order, so the
-    /// two bits sort like the high cell).
-    fn short_key(&self, width: usize) -> u64 {
-        let bits = self.level.to_bits();
-        let level = if bits >> 31 == 1 {
-            !bits
-        } else {
-            bits | 0x8000_0000
-        };
-        let d = (self.high_cell - self.low_cell) as usize;
-        let neighbour = if d == 1 {
-            0
-        } else if d + 1 == width {
-            1
-        } else if d == width {
-            2
-        } else {
-            3
-        };
-        ((level as u64) << 32) | ((self.low_cell as u64) << 2) | neighbour
     }
 }
 
@@ -269,43 +240,168 @@ pub fn spill_passes_of(
     basins: &[u32],
     count: usize,
 ) -> Vec<(u32, u32)> {
-    let ordered: Vec<(u32, u32)> = if basins.len() < 1 << 30 {
-        let mut keys = lowest_passes(heights, width, basins, |level, low, high| {
-            Pass {
-                level,
-                low_cell: low,
-                high_cell: high,
-            }
-            .short_key(width)
-        });
-        keys.sort_unstable();
+    if basins.len() < 1 << 30 {
+        let mut keys = passes_in_index_order(heights, width, basins);
+        sort_by_level(&mut keys);
         let step = [1, width as u32 - 1, width as u32, width as u32 + 1];
-        keys.into_iter()
-            .map(|k| {
-                let low = ((k >> 2) & 0x3fff_ffff) as u32;
-                (low, low + step[(k & 3) as usize])
-            })
-            .collect()
-    } else {
-        let mut keys = lowest_passes(heights, width, basins, |level, low, high| {
-            Pass {
-                level,
-                low_cell: low,
-                high_cell: high,
-            }
-            .sort_key()
+        let ordered = keys.into_iter().map(|k| {
+            let low = ((k >> 2) & 0x3fff_ffff) as u32;
+            (low, low + step[(k & 3) as usize])
         });
-        keys.sort_unstable();
-        keys.into_iter()
-            .map(|k| ((k >> 32) as u32, k as u32))
-            .collect()
-    };
+        spanning_tree_spills(basins, count, ordered)
+    } else {
+        spills_over_lowest_pairs(heights, width, basins, count)
+    }
+}
+
+/// [`spill_passes_of`] over the lowest pass per pair of basins, keyed in
+/// 128 bits: for maps of 2³⁰ cells and more, whose cells do not fit the
+/// 64-bit keys.
+fn spills_over_lowest_pairs(
+    heights: &[f32],
+    width: usize,
+    basins: &[u32],
+    count: usize,
+) -> Vec<(u32, u32)> {
+    let mut keys = lowest_passes(heights, width, basins, |level, low, high| {
+        Pass {
+            level,
+            low_cell: low,
+            high_cell: high,
+        }
+        .sort_key()
+    });
+    keys.sort_unstable();
+    let ordered = keys.into_iter().map(|k| ((k >> 32) as u32, k as u32));
     spanning_tree_spills(basins, count, ordered)
+}
+
+/// Every pass between neighbouring cells of different basins (not both
+/// draining to outlets) as one integer that sorts like (level, lower
+/// cell, higher cell) on maps under 2³⁰ cells: the level's
+/// [`ordered_bits`], the lower cell in 30 bits and which of its four
+/// later neighbours the higher cell is (they follow in index order, so
+/// the two bits sort like the higher cell). Listed in index order of
+/// (lower cell, higher cell): the order Kruskal breaks ties of level in.
+/// Maps under 2³⁰ cells.
+///
+/// Why every pass and not the lowest per pair of basins: Kruskal skips a
+/// pass between basins already joined, so the higher passes of a pair
+/// change nothing, and listing them costs less than finding the lowest
+/// per pair in a hash map. A flat floor makes that plain: each of its
+/// cells is a pit of its own, almost every pass joins a new pair (465,228
+/// pairs among 119,221 basins in the bench's 1025² map), and the hash
+/// map took 24 ms of the 42 the passes and their tree cost.
+pub fn passes_in_index_order(heights: &[f32], width: usize, basins: &[u32]) -> Vec<u64> {
+    const BAND_ROWS: usize = 64;
+    let height = heights.len() / width;
+    let closed = |row: usize| {
+        row < height
+            && basins[row * width..(row + 1) * width]
+                .iter()
+                .any(|&b| b != 0)
+    };
+    let bands: Vec<Vec<u64>> = (0..height.div_ceil(BAND_ROWS))
+        .into_par_iter()
+        .map(|band| {
+            let mut keys = Vec::new();
+            for y in band * BAND_ROWS..((band + 1) * BAND_ROWS).min(height) {
+                // A pass needs a closed basin's cell in this row or the next.
+                if !closed(y) && !closed(y + 1) {
+                    continue;
+                }
+                let row = y * width;
+                let below = (y + 1 < height).then_some(row + width);
+                for x in 0..width {
+                    let i = row + x;
+                    let a = basins[i];
+                    let h = heights[i];
+                    // `neighbour`: which later neighbour, in index order.
+                    let mut pass = |j: usize, neighbour: u64| {
+                        if a != basins[j] {
+                            // + 0.0 turns −0.0 into +0.0 (see `basin_passes`).
+                            let level = ordered_bits(h.max(heights[j]) + 0.0);
+                            keys.push(((level as u64) << 32) | ((i as u64) << 2) | neighbour);
+                        }
+                    };
+                    if x + 1 < width {
+                        pass(i + 1, 0);
+                    }
+                    if let Some(below) = below {
+                        if x > 0 {
+                            pass(below + x - 1, 1);
+                        }
+                        pass(below + x, 2);
+                        if x + 1 < width {
+                            pass(below + x + 1, 3);
+                        }
+                    }
+                }
+            }
+            keys
+        })
+        .collect();
+    bands.concat()
+}
+
+/// A finite float's bits as an unsigned integer that orders like the
+/// float (as `total_cmp` does).
+#[inline]
+fn ordered_bits(level: f32) -> u32 {
+    let bits = level.to_bits();
+    if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 0x8000_0000
+    }
+}
+
+/// Sorts `keys` by their upper 32 bits (the level), keeping the order of
+/// equal levels: listed in index order, they end up in the full key's
+/// order. An LSD radix sort in three passes of 11 bits, a pass skipped
+/// where every key has the same digit.
+///
+/// Why not `sort_unstable` on the whole key: the same order, but 2–3×
+/// slower on the half million passes of a flat-floored 1025² map.
+pub fn sort_by_level(keys: &mut Vec<u64>) {
+    const BITS: u32 = 11;
+    const BUCKETS: usize = 1 << BITS;
+    const PASSES: usize = 3;
+    let mut counts = vec![[0usize; BUCKETS]; PASSES];
+    for &k in keys.iter() {
+        let level = k >> 32;
+        for (pass, count) in counts.iter_mut().enumerate() {
+            count[((level >> (BITS * pass as u32)) as usize) & (BUCKETS - 1)] += 1;
+        }
+    }
+    let mut scratch: Vec<u64> = lazily_zeroed(keys.len());
+    for (pass, count) in counts.iter().enumerate() {
+        if count.contains(&keys.len()) {
+            continue;
+        }
+        let mut next = [0usize; BUCKETS];
+        let mut total = 0;
+        for (slot, &c) in next.iter_mut().zip(count) {
+            *slot = total;
+            total += c;
+        }
+        let shift = 32 + BITS * pass as u32;
+        for &k in keys.iter() {
+            let digit = ((k >> shift) as usize) & (BUCKETS - 1);
+            scratch[next[digit]] = k;
+            next[digit] += 1;
+        }
+        std::mem::swap(keys, &mut scratch);
+    }
 }
 
 /// Kruskal over `ordered` (the two cells of each pass, lowest first),
 /// rooted at the outlets' node 0: each basin's spill pass.
-fn spanning_tree_spills(basins: &[u32], count: usize, ordered: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+fn spanning_tree_spills(
+    basins: &[u32],
+    count: usize,
+    ordered: impl Iterator<Item = (u32, u32)>,
+) -> Vec<(u32, u32)> {
     let mut parent: Vec<u32> = (0..=count as u32).collect();
     fn find(parent: &mut [u32], mut a: u32) -> u32 {
         while parent[a as usize] != a {
@@ -315,22 +411,38 @@ fn spanning_tree_spills(basins: &[u32], count: usize, ordered: Vec<(u32, u32)>) 
         }
         a
     }
-    // The tree's edges per basin, as (other basin, cell here, cell there).
-    let mut adjacent: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); count + 1];
-    let mut joined = 0;
+    // The tree's edges: (basin, basin, cell in the first, cell in the second).
+    let mut edges: Vec<(u32, u32, u32, u32)> = Vec::with_capacity(count);
     for (low_cell, high_cell) in ordered {
+        if edges.len() == count {
+            break;
+        }
         let (a, b) = (basins[low_cell as usize], basins[high_cell as usize]);
         let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
         if ra == rb {
             continue;
         }
         parent[ra as usize] = rb;
-        adjacent[a as usize].push((b, low_cell, high_cell));
-        adjacent[b as usize].push((a, high_cell, low_cell));
-        joined += 1;
-        if joined == count {
-            break;
-        }
+        edges.push((a, b, low_cell, high_cell));
+    }
+    // Each basin's tree edges, packed (a basin's slice of `adjacent`
+    // starts at `first[basin]`): one array, not a list per basin.
+    let mut first = vec![0u32; count + 2];
+    for &(a, b, _, _) in &edges {
+        first[a as usize + 1] += 1;
+        first[b as usize + 1] += 1;
+    }
+    for k in 1..first.len() {
+        first[k] += first[k - 1];
+    }
+    let mut fill = first.clone();
+    // (other basin, cell here, cell there), in the order Kruskal took them.
+    let mut adjacent = vec![(0u32, 0u32, 0u32); 2 * edges.len()];
+    for &(a, b, low_cell, high_cell) in &edges {
+        adjacent[fill[a as usize] as usize] = (b, low_cell, high_cell);
+        fill[a as usize] += 1;
+        adjacent[fill[b as usize] as usize] = (a, high_cell, low_cell);
+        fill[b as usize] += 1;
     }
     // Rooted at the outlets: each basin spills towards the root.
     let mut spill = vec![(u32::MAX, u32::MAX); count + 1];
@@ -338,7 +450,8 @@ fn spanning_tree_spills(basins: &[u32], count: usize, ordered: Vec<(u32, u32)>) 
     seen[0] = true;
     let mut queue = std::collections::VecDeque::from([0u32]);
     while let Some(basin) = queue.pop_front() {
-        for &(next, here, there) in &adjacent[basin as usize] {
+        let b = basin as usize;
+        for &(next, here, there) in &adjacent[first[b] as usize..first[b + 1] as usize] {
             if !seen[next as usize] {
                 seen[next as usize] = true;
                 // `there` is in `next`, `here` in `basin`.
@@ -432,6 +545,56 @@ mod tests {
             let mut found = lowest_passes(&heights, width, &basins, key);
             found.sort_unstable();
             assert_eq!(found, expected, "{width}x{height}");
+        }
+    }
+
+    /// The spills found over every pass in 64-bit keys sorted by level
+    /// are those found over the lowest pass per pair in 128-bit keys:
+    /// random maps with plateaus (flat pits side by side) and rough
+    /// ground, basins from steepest descent.
+    #[test]
+    fn spills_over_every_pass_are_those_over_the_lowest_per_pair() {
+        use crate::hydro::{FlowGrid, Outlets, receivers::steepest_receivers};
+        let mut rng = stage_rng(5, 9);
+        for (width, height) in [(1, 1), (2, 7), (9, 1), (13, 11), (70, 150), (257, 33)] {
+            for levels in [3.0f32, 40.0, 1e6] {
+                let heights: Vec<f32> = (0..width * height)
+                    .map(|_| range_f32(&mut rng, 0.0, levels).floor())
+                    .collect();
+                let grid = FlowGrid::new(&heights, width, &Outlets::ALL_EDGES, Default::default());
+                let receivers = steepest_receivers(&heights, &grid);
+                let (basins, count) = basin_ids(&receivers, &|i| grid.is_outlet(i));
+                assert_eq!(
+                    spill_passes_of(&heights, width, &basins, count),
+                    spills_over_lowest_pairs(&heights, width, &basins, count),
+                    "{width}x{height}, {levels} levels"
+                );
+            }
+        }
+    }
+
+    /// Keys listed in index order and sorted by level alone come out in
+    /// the order of the whole key.
+    #[test]
+    fn sorting_by_level_keeps_index_order_within_a_level() {
+        let mut rng = stage_rng(3, 2);
+        for (n, levels) in [
+            (0usize, 1.0f32),
+            (1, 1.0),
+            (1000, 4.0),
+            (50_000, 3000.0),
+            (9000, 1e9),
+        ] {
+            let mut keys: Vec<u64> = (0..n as u64)
+                .map(|i| {
+                    let level = ordered_bits(range_f32(&mut rng, -levels, levels).floor());
+                    ((level as u64) << 32) | i
+                })
+                .collect();
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            sort_by_level(&mut keys);
+            assert_eq!(keys, expected, "{n} keys, {levels} levels");
         }
     }
 }
