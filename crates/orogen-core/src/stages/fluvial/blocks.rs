@@ -250,22 +250,27 @@ pub fn resized_part(
     let (max_x, max_y) = ((from.0 - 1) as f32, (from.1 - 1) as f32);
     let (w, h) = (target.x.len(), target.y.len());
     let mut data = Vec::with_capacity(w * h);
-    let get = |x: usize, y: usize| src.get(x - at.x.start, y - at.y.start);
+    // The arithmetic of `Heightmap::sample_bilinear`, step by step; each
+    // column's source cells and weight worked out once, not every row.
+    let columns: Vec<(usize, usize, f32)> = (target.x.start..target.x.end)
+        .map(|tx| {
+            let x = (tx as f32 * sx).clamp(0.0, max_x);
+            let x0 = x.floor() as usize;
+            let x1 = (x0 + 1).min(from.0 - 1);
+            (x0 - at.x.start, x1 - at.x.start, x - x0 as f32)
+        })
+        .collect();
     for ty in target.y.start..target.y.end {
         let y = (ty as f32 * sy).clamp(0.0, max_y);
         let y0 = y.floor() as usize;
         let y1 = (y0 + 1).min(from.1 - 1);
         let fy = y - y0 as f32;
-        for tx in target.x.start..target.x.end {
-            // The arithmetic of `Heightmap::sample_bilinear`, step by step.
-            let x = (tx as f32 * sx).clamp(0.0, max_x);
-            let x0 = x.floor() as usize;
-            let x1 = (x0 + 1).min(from.0 - 1);
-            let fx = x - x0 as f32;
-            let top = get(x0, y0) * (1.0 - fx) + get(x1, y0) * fx;
-            let bottom = get(x0, y1) * (1.0 - fx) + get(x1, y1) * fx;
-            data.push(top * (1.0 - fy) + bottom * fy);
-        }
+        let (row0, row1) = (src.row(y0 - at.y.start), src.row(y1 - at.y.start));
+        data.extend(columns.iter().map(|&(x0, x1, fx)| {
+            let top = row0[x0] * (1.0 - fx) + row0[x1] * fx;
+            let bottom = row1[x0] * (1.0 - fx) + row1[x1] * fx;
+            top * (1.0 - fy) + bottom * fy
+        }));
     }
     Heightmap::from_vec(w, h, data).unwrap_or_else(|| Heightmap::new(1, 1))
 }
@@ -328,25 +333,33 @@ pub fn blend(
 ) -> Heightmap {
     let (w, h) = (exact.x.len(), exact.y.len());
     let cols = blocks.cols.len();
+    // Each cell's blocks with a weight there, worked out once per column
+    // and once per row instead of at every cell: the same weights.
+    let weights = |axis: &Axis, blocks: Range<usize>, span: CellRange| -> Vec<Vec<(usize, f32)>> {
+        (span.start..span.end)
+            .map(|c| {
+                blocks
+                    .clone()
+                    .map(|b| (b, axis.weight(b, c)))
+                    .filter(|&(_, weight)| weight != 0.0)
+                    .collect()
+            })
+            .collect()
+    };
+    let column_weights = weights(ax, blocks.cols.clone(), exact.x);
+    let row_weights = weights(ay, blocks.rows.clone(), exact.y);
     let mut out = Heightmap::new(w.max(1), h.max(1));
     out.data_mut()
         .par_chunks_mut(w.max(1))
+        .zip(row_weights.par_iter())
         .enumerate()
-        .for_each(|(row, dst)| {
+        .for_each(|(row, (dst, row_blocks))| {
             let y = exact.y.start + row;
-            for (col, v) in dst.iter_mut().enumerate() {
+            for (col, (v, col_blocks)) in dst.iter_mut().zip(&column_weights).enumerate() {
                 let x = exact.x.start + col;
                 let mut acc = 0f32;
-                for by in blocks.rows.clone() {
-                    let wy = ay.weight(by, y);
-                    if wy == 0.0 {
-                        continue;
-                    }
-                    for bx in blocks.cols.clone() {
-                        let wx = ax.weight(bx, x);
-                        if wx == 0.0 {
-                            continue;
-                        }
+                for &(by, wy) in row_blocks {
+                    for &(bx, wx) in col_blocks {
                         let (comp, m) =
                             &eroded[(by - blocks.rows.start) * cols + bx - blocks.cols.start];
                         acc += (wy * wx) * m.get(x - comp.x.start, y - comp.y.start);
