@@ -348,6 +348,17 @@ pub fn blend(
     };
     let column_weights = weights(ax, blocks.cols.clone(), exact.x);
     let row_weights = weights(ay, blocks.rows.clone(), exact.y);
+    // Runs of columns (from 0 at `exact.x.start`) that one block has
+    // alone, at weight 1, and that block.
+    let mut full_columns: Vec<(Range<usize>, usize)> = Vec::new();
+    for (col, col_blocks) in column_weights.iter().enumerate() {
+        if let [(bx, 1.0)] = col_blocks[..] {
+            match full_columns.last_mut() {
+                Some((run, b)) if *b == bx && run.end == col => run.end = col + 1,
+                _ => full_columns.push((col..col + 1, bx)),
+            }
+        }
+    }
     let mut out = Heightmap::new(w.max(1), h.max(1));
     out.data_mut()
         .par_chunks_mut(w.max(1))
@@ -355,7 +366,30 @@ pub fn blend(
         .enumerate()
         .for_each(|(row, (dst, row_blocks))| {
             let y = exact.y.start + row;
+            if let [(by, wy)] = row_blocks[..]
+                && wy == 1.0
+            {
+                // Away from the edges one block alone has the row: its
+                // cells copied, as the sum below gives them (0 + 1·v).
+                for &(ref cols_of_block, bx) in &full_columns {
+                    let (comp, m) =
+                        &eroded[(by - blocks.rows.start) * cols + bx - blocks.cols.start];
+                    let src = &m.row(y - comp.y.start)[exact.x.start + cols_of_block.start
+                        - comp.x.start
+                        ..exact.x.start + cols_of_block.end - comp.x.start];
+                    for (v, &h) in dst[cols_of_block.clone()].iter_mut().zip(src) {
+                        *v = 0.0 + h;
+                    }
+                }
+            }
             for (col, (v, col_blocks)) in dst.iter_mut().zip(&column_weights).enumerate() {
+                if row_blocks.len() == 1
+                    && row_blocks[0].1 == 1.0
+                    && col_blocks.len() == 1
+                    && col_blocks[0].1 == 1.0
+                {
+                    continue;
+                }
                 let x = exact.x.start + col;
                 let mut acc = 0f32;
                 for &(by, wy) in row_blocks {
