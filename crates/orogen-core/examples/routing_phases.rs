@@ -82,6 +82,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             receivers,
             order: walk.order,
             cells: walk.cells,
+            links: walk.links,
             pits_resolved: count,
         };
         let start = Instant::now();

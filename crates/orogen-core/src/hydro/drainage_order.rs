@@ -12,6 +12,9 @@ pub struct DrainageOrder {
     /// How many cells drain through each cell, itself included: integer
     /// counts, so the sum is exact in any order.
     pub cells: Vec<u32>,
+    /// For each place in `order`, its cell's receiver and drainage cells:
+    /// a walk down the order reads them in sequence, not scattered.
+    pub links: Vec<[u32; 2]>,
 }
 
 /// A fixed order for fixed receivers, without a donor list: counting
@@ -50,6 +53,7 @@ pub fn drainage_order(receivers: &[u32]) -> DrainageOrder {
     let mut cells = filled_with(n, 1u32);
     // Filled from the back: the walk lists donors first.
     let mut order = lazily_zeroed(n);
+    let mut links: Vec<[u32; 2]> = lazily_zeroed(n);
     let mut next = n;
     for &start in &sources[..count] {
         let mut c = start as usize;
@@ -57,6 +61,8 @@ pub fn drainage_order(receivers: &[u32]) -> DrainageOrder {
             next -= 1;
             order[next] = c as u32;
             let r = receivers[c] as usize;
+            // Every donor of c has passed: its count is whole.
+            links[next] = [r as u32, cells[c]];
             if r == c {
                 break;
             }
@@ -69,7 +75,11 @@ pub fn drainage_order(receivers: &[u32]) -> DrainageOrder {
         }
     }
     debug_assert_eq!(next, 0, "receivers form a cycle");
-    DrainageOrder { order, cells }
+    DrainageOrder {
+        order,
+        cells,
+        links,
+    }
 }
 
 #[cfg(test)]

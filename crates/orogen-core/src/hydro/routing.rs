@@ -24,6 +24,9 @@ pub struct Routing {
     /// counts: exact in any order). Times the cell area, the drainage
     /// area.
     pub cells: Vec<u32>,
+    /// For each place in `order`: its cell's receiver and drainage cells,
+    /// for walks down the order that read them in sequence.
+    pub links: Vec<[u32; 2]>,
     /// Pits routed out through their basin's lowest pass this time.
     pub pits_resolved: usize,
 }
@@ -60,6 +63,7 @@ impl Routing {
             receivers,
             order: walk.order,
             cells: walk.cells,
+            links: walk.links,
             pits_resolved: pit_count,
         }
     }

@@ -224,9 +224,9 @@ fn incise_walk<const FILL: bool>(
         Vec::new()
     };
     let h = heights;
-    let (receivers, cells, status) = (&routing.receivers, &routing.cells, &grid.status);
-    for &i in &routing.order {
-        let (i, r) = (i as usize, receivers[i as usize] as usize);
+    let status = &grid.status;
+    for (&i, &[r, cells]) in routing.order.iter().zip(&routing.links) {
+        let (i, r) = (i as usize, r as usize);
         'cut: {
             let Some((base, distance)) = target(i, r, &level, status, p, width, (axis, diagonal))
             else {
@@ -237,7 +237,7 @@ fn incise_walk<const FILL: bool>(
                 level[i] = base;
                 break 'cut;
             }
-            let mut a_m = area_factor(&table, cells[i], p.area_exponent, area_scale);
+            let mut a_m = area_factor(&table, cells, p.area_exponent, area_scale);
             let covered = layer.as_ref().is_some_and(|cut| cut.is_covered(i));
             if let (true, Some(cut)) = (covered, &layer) {
                 let rock = erodibility.map_or(1.0, |r| r[i] as f64);
