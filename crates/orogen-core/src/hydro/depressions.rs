@@ -403,6 +403,7 @@ fn spanning_tree_spills(
     ordered: impl Iterator<Item = (u32, u32)>,
 ) -> Vec<(u32, u32)> {
     let mut parent: Vec<u32> = (0..=count as u32).collect();
+    let mut size = vec![1u32; count + 1];
     fn find(parent: &mut [u32], mut a: u32) -> u32 {
         while parent[a as usize] != a {
             let up = parent[parent[a as usize] as usize];
@@ -422,7 +423,14 @@ fn spanning_tree_spills(
         if ra == rb {
             continue;
         }
-        parent[ra as usize] = rb;
+        // The smaller tree under the larger keeps the finds short.
+        let (small, large) = if size[ra as usize] < size[rb as usize] {
+            (ra, rb)
+        } else {
+            (rb, ra)
+        };
+        parent[small as usize] = large;
+        size[large as usize] += size[small as usize];
         edges.push((a, b, low_cell, high_cell));
     }
     // Each basin's tree edges, packed (a basin's slice of `adjacent`
