@@ -276,24 +276,27 @@ fn spills_over_lowest_pairs(
     spanning_tree_spills(basins, count, ordered)
 }
 
-/// Every pass between neighbouring cells of different basins (not both
-/// draining to outlets) as one integer that sorts like (level, lower
-/// cell, higher cell) on maps under 2³⁰ cells: the level's
-/// [`ordered_bits`], the lower cell in 30 bits and which of its four
-/// later neighbours the higher cell is (they follow in index order, so
-/// the two bits sort like the higher cell). Listed in index order of
-/// (lower cell, higher cell): the order Kruskal breaks ties of level in.
-/// Maps under 2³⁰ cells.
+/// The passes between neighbouring cells of different basins (not both
+/// draining to outlets) that can be in the spanning tree, each as one
+/// integer that sorts like (level, lower cell, higher cell) on maps under
+/// 2³⁰ cells: the level's [`ordered_bits`], the lower cell in 30 bits
+/// and which of its four later neighbours the higher cell is (they follow
+/// in index order, so the two bits sort like the higher cell). Listed in
+/// index order of (lower cell, higher cell): the order Kruskal breaks
+/// ties of level in. A pass is left out only where a pass of the same
+/// pair listed before it is as low: it can never be in the tree.
 ///
-/// Why every pass and not the lowest per pair of basins: Kruskal skips a
-/// pass between basins already joined, so the higher passes of a pair
-/// change nothing, and listing them costs less than finding the lowest
-/// per pair in a hash map. A flat floor makes that plain: each of its
-/// cells is a pit of its own, almost every pass joins a new pair (465,228
-/// pairs among 119,221 basins in the bench's 1025² map), and the hash
-/// map took 24 ms of the 42 the passes and their tree cost.
+/// Why not only the lowest pass per pair of basins: Kruskal skips a pass
+/// between basins already joined, so the higher passes of a pair change
+/// nothing, and listing them costs less than finding the lowest per pair
+/// in a hash map. A flat floor makes that plain: each of its cells is a
+/// pit of its own, almost every pass joins a new pair (465,228 pairs
+/// among 119,221 basins in the bench's 1025² map), and the hash map took
+/// 24 ms of the 42 the passes and their tree cost.
 pub fn passes_in_index_order(heights: &[f32], width: usize, basins: &[u32]) -> Vec<u64> {
     const BAND_ROWS: usize = 64;
+    /// Fibonacci hashing: the top six bits of pair × SPREAD pick a slot.
+    const SPREAD: u64 = 0x9e37_79b9_7f4a_7c15;
     let height = heights.len() / width;
     let closed = |row: usize| {
         row < height
@@ -305,6 +308,13 @@ pub fn passes_in_index_order(heights: &[f32], width: usize, basins: &[u32]) -> V
         .into_par_iter()
         .map(|band| {
             let mut keys = Vec::new();
+            // The pairs of basins listed lately, by a hash of the pair, and
+            // the lowest level listed for each: a pass of the same pair as
+            // low or higher can never be in the tree (the one listed comes
+            // first), and along a boundary between two basins most passes
+            // are such repeats (691,075 passes between 39,427 pairs on an
+            // uneroded 1025² map).
+            let mut recent = [(u64::MAX, 0u32); 64];
             for y in band * BAND_ROWS..((band + 1) * BAND_ROWS).min(height) {
                 // A pass needs a closed basin's cell in this row or the next.
                 if !closed(y) && !closed(y + 1) {
@@ -318,9 +328,17 @@ pub fn passes_in_index_order(heights: &[f32], width: usize, basins: &[u32]) -> V
                     let h = heights[i];
                     // `neighbour`: which later neighbour, in index order.
                     let mut pass = |j: usize, neighbour: u64| {
-                        if a != basins[j] {
+                        let b = basins[j];
+                        if a != b {
                             // + 0.0 turns −0.0 into +0.0 (see `basin_passes`).
                             let level = ordered_bits(h.max(heights[j]) + 0.0);
+                            let pair = ((a as u64) << 32) | b as u64;
+                            let slot = &mut recent[(pair.wrapping_mul(SPREAD) >> 58) as usize];
+                            if slot.0 == pair && slot.1 <= level {
+                                // Listed before, as low or lower, at a lower index.
+                                return;
+                            }
+                            *slot = (pair, level);
                             keys.push(((level as u64) << 32) | ((i as u64) << 2) | neighbour);
                         }
                     };
