@@ -138,7 +138,7 @@ impl Laid {
         p: &StepParams,
         s: &SedimentParams,
     ) -> Self {
-        let (order, receivers) = (&routing.order, &routing.receivers);
+        let (order, order_links) = (&routing.order, &routing.links);
         let mut position: Vec<u32> = hugepages::lazily_zeroed(start.len());
         for (k, &i) in order.iter().enumerate() {
             position[i as usize] = k as u32;
@@ -148,8 +148,8 @@ impl Laid {
         // Each cell's constants, on all threads (each reads its own cell
         // and its receiver's place alone, so the bytes do not depend on
         // the threads).
-        let cell_of = |i: u32| {
-            let (i, r) = (i as usize, receivers[i as usize] as usize);
+        let cell_of = |i: u32, [r, area]: [u32; 2]| {
+            let (i, r) = (i as usize, r as usize);
             let (to, distance) = if r == i {
                 match (p.base_level, grid.status[i]) {
                     (Some(_), status) if status != NodeStatus::Held => (TO_BASE, p.cell_size),
@@ -165,13 +165,17 @@ impl Laid {
                 start: start[i],
                 still: 0.0,
                 f: (cut[i] / distance) as f32,
-                g: (s.deposition / (routing.cells[i] as f64 * cell_area)) as f32,
+                g: (s.deposition / (area as f64 * cell_area)) as f32,
             }
         };
         const CHUNK: usize = 1 << 14;
         let mut cells = hugepages::filled_in_parallel(order.len(), CHUNK, |c, slots| {
-            for (slot, &i) in slots.iter_mut().zip(&order[c * CHUNK..]) {
-                slot.write(cell_of(i));
+            let from = c * CHUNK;
+            for (slot, (&i, &link)) in slots
+                .iter_mut()
+                .zip(order[from..].iter().zip(&order_links[from..]))
+            {
+                slot.write(cell_of(i, link));
             }
         });
         // Where water stood before the step (the highest start height on
