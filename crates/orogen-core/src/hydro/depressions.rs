@@ -148,6 +148,58 @@ pub fn basin_passes(heights: &[f32], width: usize, basins: &[u32]) -> Vec<Pass> 
         .collect()
 }
 
+/// Rows of the bands the pass scans run in parallel.
+const BAND_ROWS: usize = 64;
+
+/// Calls `visit(i, j, neighbour)` for each pass of band `band` (rows
+/// `band × BAND_ROWS` on): each cell `i` and each of its later neighbours
+/// `j` in another basin, in index order of (i, j); `neighbour` says which
+/// later neighbour `j` is (0 east, 1 south-west, 2 south, 3 south-east:
+/// index order). Rows where neither the row nor the next holds a closed
+/// basin's cell have no pass and are skipped.
+fn for_each_pass(
+    width: usize,
+    basins: &[u32],
+    band: usize,
+    mut visit: impl FnMut(usize, usize, u64),
+) {
+    let height = basins.len() / width;
+    let closed = |row: usize| {
+        row < height
+            && basins[row * width..(row + 1) * width]
+                .iter()
+                .any(|&b| b != 0)
+    };
+    for y in band * BAND_ROWS..((band + 1) * BAND_ROWS).min(height) {
+        if !closed(y) && !closed(y + 1) {
+            continue;
+        }
+        let row = y * width;
+        let below = (y + 1 < height).then_some(row + width);
+        for x in 0..width {
+            let i = row + x;
+            let a = basins[i];
+            let mut pass = |j: usize, neighbour: u64| {
+                if a != basins[j] {
+                    visit(i, j, neighbour);
+                }
+            };
+            if x + 1 < width {
+                pass(i + 1, 0);
+            }
+            if let Some(below) = below {
+                if x > 0 {
+                    pass(below + x - 1, 1);
+                }
+                pass(below + x, 2);
+                if x + 1 < width {
+                    pass(below + x + 1, 3);
+                }
+            }
+        }
+    }
+}
+
 /// The key of the lowest pass between each pair of neighbouring basins
 /// (not both draining to outlets), in no particular order: the same as
 /// [`basin_passes`] followed by the lowest per pair, in one scan that
@@ -171,52 +223,17 @@ pub fn lowest_passes<K: Copy + Ord + Send>(
             .and_modify(|lowest| *lowest = (*lowest).min(k))
             .or_insert(k);
     }
-    const BAND_ROWS: usize = 64;
-    let height = heights.len() / width;
-    let closed = |row: usize| {
-        row < height
-            && basins[row * width..(row + 1) * width]
-                .iter()
-                .any(|&b| b != 0)
-    };
-    let merged = (0..height.div_ceil(BAND_ROWS))
+    let merged = (0..heights.len().div_ceil(width * BAND_ROWS))
         .into_par_iter()
         .map(|band| {
             let mut lowest = PairMap::default();
-            for y in band * BAND_ROWS..((band + 1) * BAND_ROWS).min(height) {
-                // A pass needs a closed basin's cell in this row or the next.
-                if !closed(y) && !closed(y + 1) {
-                    continue;
-                }
-                let row = y * width;
-                let below = (y + 1 < height).then_some(row + width);
-                for x in 0..width {
-                    let i = row + x;
-                    let a = basins[i];
-                    let mut pass = |j: usize| {
-                        let b = basins[j];
-                        if a != b {
-                            let pair = ((a.min(b) as u64) << 32) | a.max(b) as u64;
-                            // + 0.0 turns −0.0 into +0.0 (see `basin_passes`).
-                            let level = heights[i].max(heights[j]) + 0.0;
-                            keep_lower(&mut lowest, pair, key(level, i as u32, j as u32));
-                        }
-                    };
-                    // The neighbours after a cell in index order, in order.
-                    if x + 1 < width {
-                        pass(i + 1);
-                    }
-                    if let Some(below) = below {
-                        if x > 0 {
-                            pass(below + x - 1);
-                        }
-                        pass(below + x);
-                        if x + 1 < width {
-                            pass(below + x + 1);
-                        }
-                    }
-                }
-            }
+            for_each_pass(width, basins, band, |i, j, _| {
+                let (a, b) = (basins[i], basins[j]);
+                let pair = ((a.min(b) as u64) << 32) | a.max(b) as u64;
+                // + 0.0 turns −0.0 into +0.0 (see `basin_passes`).
+                let level = heights[i].max(heights[j]) + 0.0;
+                keep_lower(&mut lowest, pair, key(level, i as u32, j as u32));
+            });
             lowest
         })
         .reduce(PairMap::default, |a, b| {
@@ -294,17 +311,9 @@ fn spills_over_lowest_pairs(
 /// among 119,221 basins in the bench's 1025² map), and the hash map took
 /// 24 ms of the 42 the passes and their tree cost.
 pub fn passes_in_index_order(heights: &[f32], width: usize, basins: &[u32]) -> Vec<u64> {
-    const BAND_ROWS: usize = 64;
     /// Fibonacci hashing: the top six bits of pair × SPREAD pick a slot.
     const SPREAD: u64 = 0x9e37_79b9_7f4a_7c15;
-    let height = heights.len() / width;
-    let closed = |row: usize| {
-        row < height
-            && basins[row * width..(row + 1) * width]
-                .iter()
-                .any(|&b| b != 0)
-    };
-    let bands: Vec<Vec<u64>> = (0..height.div_ceil(BAND_ROWS))
+    let bands: Vec<Vec<u64>> = (0..heights.len().div_ceil(width * BAND_ROWS))
         .into_par_iter()
         .map(|band| {
             let mut keys = Vec::new();
@@ -315,47 +324,18 @@ pub fn passes_in_index_order(heights: &[f32], width: usize, basins: &[u32]) -> V
             // are such repeats (691,075 passes between 39,427 pairs on an
             // uneroded 1025² map).
             let mut recent = [(u64::MAX, 0u32); 64];
-            for y in band * BAND_ROWS..((band + 1) * BAND_ROWS).min(height) {
-                // A pass needs a closed basin's cell in this row or the next.
-                if !closed(y) && !closed(y + 1) {
-                    continue;
+            for_each_pass(width, basins, band, |i, j, neighbour| {
+                // + 0.0 turns −0.0 into +0.0 (see `basin_passes`).
+                let level = ordered_bits(heights[i].max(heights[j]) + 0.0);
+                let pair = ((basins[i] as u64) << 32) | basins[j] as u64;
+                let slot = &mut recent[(pair.wrapping_mul(SPREAD) >> 58) as usize];
+                if slot.0 == pair && slot.1 <= level {
+                    // Listed before, as low or lower, at a lower index.
+                    return;
                 }
-                let row = y * width;
-                let below = (y + 1 < height).then_some(row + width);
-                for x in 0..width {
-                    let i = row + x;
-                    let a = basins[i];
-                    let h = heights[i];
-                    // `neighbour`: which later neighbour, in index order.
-                    let mut pass = |j: usize, neighbour: u64| {
-                        let b = basins[j];
-                        if a != b {
-                            // + 0.0 turns −0.0 into +0.0 (see `basin_passes`).
-                            let level = ordered_bits(h.max(heights[j]) + 0.0);
-                            let pair = ((a as u64) << 32) | b as u64;
-                            let slot = &mut recent[(pair.wrapping_mul(SPREAD) >> 58) as usize];
-                            if slot.0 == pair && slot.1 <= level {
-                                // Listed before, as low or lower, at a lower index.
-                                return;
-                            }
-                            *slot = (pair, level);
-                            keys.push(((level as u64) << 32) | ((i as u64) << 2) | neighbour);
-                        }
-                    };
-                    if x + 1 < width {
-                        pass(i + 1, 0);
-                    }
-                    if let Some(below) = below {
-                        if x > 0 {
-                            pass(below + x - 1, 1);
-                        }
-                        pass(below + x, 2);
-                        if x + 1 < width {
-                            pass(below + x + 1, 3);
-                        }
-                    }
-                }
-            }
+                *slot = (pair, level);
+                keys.push(((level as u64) << 32) | ((i as u64) << 2) | neighbour);
+            });
             keys
         })
         .collect();
