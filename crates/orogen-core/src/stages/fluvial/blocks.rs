@@ -366,9 +366,10 @@ pub fn blend(
         .enumerate()
         .for_each(|(row, (dst, row_blocks))| {
             let y = exact.y.start + row;
-            if let [(by, wy)] = row_blocks[..]
-                && wy == 1.0
-            {
+            let alone = |weights: &[(usize, f32)]| matches!(weights, [(_, w)] if *w == 1.0);
+            let row_alone = alone(row_blocks);
+            if let (true, [(by, _)]) = (row_alone, &row_blocks[..]) {
+                let by = *by;
                 // Away from the edges one block alone has the row: its
                 // cells copied, as the sum below gives them (0 + 1·v).
                 for &(ref cols_of_block, bx) in &full_columns {
@@ -383,11 +384,7 @@ pub fn blend(
                 }
             }
             for (col, (v, col_blocks)) in dst.iter_mut().zip(&column_weights).enumerate() {
-                if row_blocks.len() == 1
-                    && row_blocks[0].1 == 1.0
-                    && col_blocks.len() == 1
-                    && col_blocks[0].1 == 1.0
-                {
+                if row_alone && alone(col_blocks) {
                     continue;
                 }
                 let x = exact.x.start + col;
