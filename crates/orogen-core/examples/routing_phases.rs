@@ -8,8 +8,8 @@
 //!
 //! Run with `RAYON_NUM_THREADS=1` to see one thread's share.
 
-use orogen_core::hydro::depressions::{basin_ids, carve, lowest_passes, spill_passes_of};
-use orogen_core::hydro::drainage_order::drainage_order;
+use orogen_core::hydro::depressions::{basin_ids_counted, carve, lowest_passes, spill_passes_of};
+use orogen_core::hydro::drainage_order::{donor_counts, drainage_order_counted};
 use orogen_core::hydro::receivers::steepest_receivers;
 use orogen_core::hydro::{Edges, FlowGrid, Outlets, Routing};
 use orogen_core::stages::fluvial::step::{StepParams, incise};
@@ -65,17 +65,18 @@ fn main() -> Result<(), Box<dyn Error>> {
         };
         let mut receivers = steepest_receivers(&map, &grid);
         lap(0, &mut times);
-        let (basins, count) = basin_ids(&receivers, &is_outlet);
+        let mut donors = donor_counts(&receivers);
+        let (basins, count) = basin_ids_counted(&receivers, &donors, &is_outlet);
         lap(1, &mut times);
         let spill = spill_passes_of(&map, width, &basins, count);
         lap(2, &mut times);
         for &(inside, across) in spill.iter().skip(1) {
             if inside != u32::MAX {
-                carve(&mut receivers, inside, across);
+                carve(&mut receivers, &mut donors, inside, across);
             }
         }
         lap(3, &mut times);
-        let walk = drainage_order(&receivers);
+        let walk = drainage_order_counted(&receivers, donors);
         lap(4, &mut times);
         let routing = Routing {
             width,

@@ -20,7 +20,8 @@
 //! from the basin's pass cell down to its pit are reversed, and the pass
 //! cell hands its water across the pass.
 
-use crate::hugepages::lazily_zeroed;
+use super::drainage_order::donor_counts;
+use crate::hugepages::huge_capacity;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -53,16 +54,33 @@ impl Pass {
 /// first, then walking each unlabelled cell down to the first labelled
 /// one (in index order that is mostly the neighbour just labelled) costs
 /// one short walk per cell instead of a full order and a scattered pass.
-/// The walks run in parallel over bands of rows: two threads may walk
-/// the same path and both write its cells, but always the same id (a
-/// cell's basin is its root's), so the ids do not depend on the threads.
+/// Only cells that receive water start a walk: the others (about two
+/// thirds of an eroding map's cells, the sources) lie on no other cell's
+/// path, and each takes its receiver's id in a last pass without
+/// branches (the minimum of its own unset id and its receiver's: for
+/// every other cell the two are equal). A walk from every cell cost a
+/// mispredicted branch per source. The walks run in parallel over bands
+/// of rows: two threads may walk the same path and both write its cells,
+/// but always the same id (a cell's basin is its root's), so the ids do
+/// not depend on the threads.
 pub fn basin_ids(
     receivers: &[u32],
     is_outlet: &(dyn Fn(usize) -> bool + Sync),
 ) -> (Vec<u32>, usize) {
+    basin_ids_counted(receivers, &donor_counts(receivers), is_outlet)
+}
+
+/// [`basin_ids`] given the [`donor_counts`] of `receivers`.
+pub fn basin_ids_counted(
+    receivers: &[u32],
+    donors: &[u8],
+    is_outlet: &(dyn Fn(usize) -> bool + Sync),
+) -> (Vec<u32>, usize) {
     const UNSET: u32 = u32::MAX;
-    /// Start cells a task walks from: long enough to amortise a task.
+    /// Cells a task works on: long enough to amortise a task.
     const BAND: usize = 1 << 14;
+    let n = receivers.len();
+    assert_eq!(donors.len(), n, "one donor count per cell");
     let mut count = 0u32;
     let basins: Vec<AtomicU32> = receivers
         .iter()
@@ -78,12 +96,18 @@ pub fn basin_ids(
             })
         })
         .collect();
-    (0..receivers.len())
-        .into_par_iter()
-        .step_by(BAND)
-        .for_each_init(Vec::new, |path, first| {
-            for start in first..(first + BAND).min(receivers.len()) {
-                let mut c = start;
+    (0..n).into_par_iter().step_by(BAND).for_each_init(
+        || (Vec::new(), vec![0u32; BAND + 1]),
+        |(path, starts), first| {
+            let last = (first + BAND).min(n);
+            // The band's cells that receive, listed without branches.
+            let mut listed = 0;
+            for (c, &d) in (first..last).zip(&donors[first..last]) {
+                starts[listed] = c as u32;
+                listed += (d != 0) as usize;
+            }
+            for &start in &starts[..listed] {
+                let mut c = start as usize;
                 let mut basin = basins[c].load(Ordering::Relaxed);
                 while basin == UNSET {
                     path.push(c);
@@ -94,6 +118,19 @@ pub fn basin_ids(
                     basins[p].store(basin, Ordering::Relaxed);
                 }
                 path.clear();
+            }
+        },
+    );
+    // The sources take their receivers' ids (every cell that receives
+    // has its id now); the other cells keep theirs.
+    basins
+        .par_chunks(BAND)
+        .zip(receivers.par_chunks(BAND))
+        .for_each(|(ids, to)| {
+            for (id, &r) in ids.iter().zip(to) {
+                let own = id.load(Ordering::Relaxed);
+                let theirs = basins[r as usize].load(Ordering::Relaxed);
+                id.store(own.min(theirs), Ordering::Relaxed);
             }
         });
     let basins = basins.into_iter().map(AtomicU32::into_inner).collect();
@@ -151,7 +188,7 @@ pub fn basin_passes(heights: &[f32], width: usize, basins: &[u32]) -> Vec<Pass> 
 /// Rows of the bands the pass scans run in parallel.
 const BAND_ROWS: usize = 64;
 
-/// Calls `visit(i, j, neighbour)` for each pass of band `band` (rows
+/// Calls `visit(i, j, neighbour, x)` for each pass of band `band` (rows
 /// `band × BAND_ROWS` on): each cell `i` and each of its later neighbours
 /// `j` in another basin, in index order of (i, j); `neighbour` says which
 /// later neighbour `j` is (0 east, 1 south-west, 2 south, 3 south-east:
@@ -161,7 +198,7 @@ fn for_each_pass(
     width: usize,
     basins: &[u32],
     band: usize,
-    mut visit: impl FnMut(usize, usize, u64),
+    mut visit: impl FnMut(usize, usize, u64, usize),
 ) {
     let height = basins.len() / width;
     let closed = |row: usize| {
@@ -179,21 +216,21 @@ fn for_each_pass(
         for x in 0..width {
             let i = row + x;
             let a = basins[i];
-            let mut pass = |j: usize, neighbour: u64| {
-                if a != basins[j] {
-                    visit(i, j, neighbour);
-                }
-            };
-            if x + 1 < width {
-                pass(i + 1, 0);
+            // Written out, not as a closure per neighbour: the compiler
+            // stopped inlining one, a call per neighbour of every cell.
+            if x + 1 < width && a != basins[i + 1] {
+                visit(i, i + 1, 0, x);
             }
             if let Some(below) = below {
-                if x > 0 {
-                    pass(below + x - 1, 1);
+                let j = below + x;
+                if x > 0 && a != basins[j - 1] {
+                    visit(i, j - 1, 1, x);
                 }
-                pass(below + x, 2);
-                if x + 1 < width {
-                    pass(below + x + 1, 3);
+                if a != basins[j] {
+                    visit(i, j, 2, x);
+                }
+                if x + 1 < width && a != basins[j + 1] {
+                    visit(i, j + 1, 3, x);
                 }
             }
         }
@@ -227,7 +264,7 @@ pub fn lowest_passes<K: Copy + Ord + Send>(
         .into_par_iter()
         .map(|band| {
             let mut lowest = PairMap::default();
-            for_each_pass(width, basins, band, |i, j, _| {
+            for_each_pass(width, basins, band, |i, j, _, _| {
                 let (a, b) = (basins[i], basins[j]);
                 let pair = ((a.min(b) as u64) << 32) | a.max(b) as u64;
                 // + 0.0 turns −0.0 into +0.0 (see `basin_passes`).
@@ -300,8 +337,22 @@ fn spills_over_lowest_pairs(
 /// and which of its four later neighbours the higher cell is (they follow
 /// in index order, so the two bits sort like the higher cell). Listed in
 /// index order of (lower cell, higher cell): the order Kruskal breaks
-/// ties of level in. A pass is left out only where a pass of the same
-/// pair listed before it is as low: it can never be in the tree.
+/// ties of level in. A pass is left out only where Kruskal would skip
+/// it, its two basins being joined by passes that come before it:
+///
+/// - a pass of the same pair listed before it is as low;
+/// - a third cell next to both of its cells, at a lower index than
+///   either and no higher than the pass, joins them: the passes from it
+///   to each (or the basin it shares with one) are as low and sort first
+///   (lower cell). That cell is the west neighbour for a pass to the
+///   south or south-west, the north neighbour for a pass to the east; a
+///   pass to the south-east has none. On a flat floor of one-cell pits
+///   this leaves one pass in four;
+/// - for a pass downhill from its lower-index cell i to the south or
+///   south-east, a later neighbour of both lower than i (east of i, or
+///   west of the other cell): the pass from i to it is as low and comes
+///   first (same cell, earlier neighbour), and the pass from it onwards
+///   is lower.
 ///
 /// Why not only the lowest pass per pair of basins: Kruskal skips a pass
 /// between basins already joined, so the higher passes of a pair change
@@ -324,9 +375,36 @@ pub fn passes_in_index_order(heights: &[f32], width: usize, basins: &[u32]) -> V
             // are such repeats (691,075 passes between 39,427 pairs on an
             // uneroded 1025² map).
             let mut recent = [(u64::MAX, 0u32); 64];
-            for_each_pass(width, basins, band, |i, j, neighbour| {
+            for_each_pass(width, basins, band, |i, j, neighbour, x| {
+                let (here, there) = (heights[i], heights[j]);
+                let top = here.max(there);
+                let third = match neighbour {
+                    0 => i.checked_sub(width),
+                    // A south-west neighbour implies a west one.
+                    1 => Some(i - 1),
+                    2 => (x > 0).then(|| i - 1),
+                    _ => None,
+                };
+                if third.is_some_and(|t| heights[t] <= top) {
+                    // Joined through the third cell by passes before it.
+                    return;
+                }
+                if there < here {
+                    // Downhill to the south or south-east: a neighbour of
+                    // both below `here` joins them by a pass from i (same
+                    // level, earlier neighbour) and one strictly lower.
+                    let east_lower = x + 1 < width && heights[i + 1] < here;
+                    let joined = match neighbour {
+                        2 => east_lower || (x > 0 && heights[i + width - 1] < here),
+                        3 => east_lower || heights[i + width] < here,
+                        _ => false,
+                    };
+                    if joined {
+                        return;
+                    }
+                }
                 // + 0.0 turns −0.0 into +0.0 (see `basin_passes`).
-                let level = ordered_bits(heights[i].max(heights[j]) + 0.0);
+                let level = ordered_bits(top + 0.0);
                 let pair = ((basins[i] as u64) << 32) | basins[j] as u64;
                 let slot = &mut recent[(pair.wrapping_mul(SPREAD) >> 58) as usize];
                 if slot.0 == pair && slot.1 <= level {
@@ -372,7 +450,9 @@ pub fn sort_by_level(keys: &mut Vec<u64>) {
             count[((level >> (BITS * pass as u32)) as usize) & (BUCKETS - 1)] += 1;
         }
     }
-    let mut scratch: Vec<u64> = lazily_zeroed(keys.len());
+    // Taken uninitialised: each pass writes every slot before any is read
+    // (zeroing it first cost as much as a pass).
+    let mut scratch: Vec<u64> = huge_capacity(keys.len());
     for (pass, count) in counts.iter().enumerate() {
         if count.contains(&keys.len()) {
             continue;
@@ -384,11 +464,16 @@ pub fn sort_by_level(keys: &mut Vec<u64>) {
             total += c;
         }
         let shift = 32 + BITS * pass as u32;
+        scratch.clear();
+        let slots = &mut scratch.spare_capacity_mut()[..keys.len()];
         for &k in keys.iter() {
             let digit = ((k >> shift) as usize) & (BUCKETS - 1);
-            scratch[next[digit]] = k;
+            slots[next[digit]].write(k);
             next[digit] += 1;
         }
+        // SAFETY: the digits' slots tile 0..len (their counts sum to the
+        // keys' number), so every slot was written once.
+        unsafe { scratch.set_len(keys.len()) };
         std::mem::swap(keys, &mut scratch);
     }
 }
@@ -412,24 +497,43 @@ fn spanning_tree_spills(
     }
     // The tree's edges: (basin, basin, cell in the first, cell in the second).
     let mut edges: Vec<(u32, u32, u32, u32)> = Vec::with_capacity(count);
-    for (low_cell, high_cell) in ordered {
-        if edges.len() == count {
+    // The passes in chunks, each pass's two basins looked up for the whole
+    // chunk before the finds: sorted by level, the passes' cells lie all
+    // over the map, and these lookups, independent of each other, then
+    // wait on memory together instead of one after the other.
+    const CHUNK: usize = 64;
+    let mut chunk = [(0u32, 0u32, 0u32, 0u32); CHUNK];
+    let mut ordered = ordered.fuse();
+    'passes: while edges.len() < count {
+        let mut taken = 0;
+        for (slot, (low_cell, high_cell)) in chunk.iter_mut().zip(ordered.by_ref()) {
+            *slot = (low_cell, high_cell, 0, 0);
+            taken += 1;
+        }
+        if taken == 0 {
             break;
         }
-        let (a, b) = (basins[low_cell as usize], basins[high_cell as usize]);
-        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-        if ra == rb {
-            continue;
+        for (low_cell, high_cell, a, b) in &mut chunk[..taken] {
+            (*a, *b) = (basins[*low_cell as usize], basins[*high_cell as usize]);
         }
-        // The smaller tree under the larger keeps the finds short.
-        let (small, large) = if size[ra as usize] < size[rb as usize] {
-            (ra, rb)
-        } else {
-            (rb, ra)
-        };
-        parent[small as usize] = large;
-        size[large as usize] += size[small as usize];
-        edges.push((a, b, low_cell, high_cell));
+        for &(low_cell, high_cell, a, b) in &chunk[..taken] {
+            if edges.len() == count {
+                break 'passes;
+            }
+            let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+            if ra == rb {
+                continue;
+            }
+            // The smaller tree under the larger keeps the finds short.
+            let (small, large) = if size[ra as usize] < size[rb as usize] {
+                (ra, rb)
+            } else {
+                (rb, ra)
+            };
+            parent[small as usize] = large;
+            size[large as usize] += size[small as usize];
+            edges.push((a, b, low_cell, high_cell));
+        }
     }
     // Each basin's tree edges, packed (a basin's slice of `adjacent`
     // starts at `first[basin]`): one array, not a list per basin.
@@ -450,19 +554,20 @@ fn spanning_tree_spills(
         adjacent[fill[b as usize] as usize] = (a, high_cell, low_cell);
         fill[b as usize] += 1;
     }
-    // Rooted at the outlets: each basin spills towards the root.
+    // Rooted at the outlets: each basin spills towards the root. Breadth
+    // first, each basin with the one it was reached from: in a tree that
+    // is the only neighbour already reached, so no table of reached
+    // basins is read (one scattered read less per edge). Depth first was
+    // slower: its order strays further over the basins.
     let mut spill = vec![(u32::MAX, u32::MAX); count + 1];
-    let mut seen = vec![false; count + 1];
-    seen[0] = true;
-    let mut queue = std::collections::VecDeque::from([0u32]);
-    while let Some(basin) = queue.pop_front() {
+    let mut queue = std::collections::VecDeque::from([(0u32, u32::MAX)]);
+    while let Some((basin, from)) = queue.pop_front() {
         let b = basin as usize;
         for &(next, here, there) in &adjacent[first[b] as usize..first[b + 1] as usize] {
-            if !seen[next as usize] {
-                seen[next as usize] = true;
+            if next != from {
                 // `there` is in `next`, `here` in `basin`.
                 spill[next as usize] = (there, here);
-                queue.push_back(next);
+                queue.push_back((next, basin));
             }
         }
     }
@@ -471,14 +576,16 @@ fn spanning_tree_spills(
 
 /// Reroutes every closed basin of `receivers` out through its lowest
 /// pass, in place: the receivers from the basin's pass cell down to its
-/// pit are reversed, and the pass cell drains across the pass.
+/// pit are reversed, and the pass cell drains across the pass. `donors`
+/// (the [`donor_counts`] of `receivers`) are kept up to date.
 pub fn route_out_of_depressions(
     heights: &[f32],
     width: usize,
     receivers: &mut [u32],
+    donors: &mut [u8],
     is_outlet: &(dyn Fn(usize) -> bool + Sync),
 ) {
-    let (basins, count) = basin_ids(receivers, is_outlet);
+    let (basins, count) = basin_ids_counted(receivers, donors, is_outlet);
     let spill = spill_passes_of(heights, width, &basins, count);
     for &(inside, across) in spill.iter().skip(1) {
         // Every basin joins the tree: the grid is connected and some cell
@@ -486,21 +593,23 @@ pub fn route_out_of_depressions(
         if inside == u32::MAX {
             continue;
         }
-        carve(receivers, inside, across);
+        carve(receivers, donors, inside, across);
     }
 }
 
 /// Reverses the receivers on the path from `start` down to its root and
-/// points `start` at `across`.
-pub fn carve(receivers: &mut [u32], start: u32, across: u32) {
+/// points `start` at `across`, keeping the `donors` counts up to date.
+pub fn carve(receivers: &mut [u32], donors: &mut [u8], start: u32, across: u32) {
     let mut previous = across;
     let mut current = start;
     loop {
         let next = receivers[current as usize];
         receivers[current as usize] = previous;
+        donors[previous as usize] += 1;
         if next == current {
             break;
         }
+        donors[next as usize] -= 1;
         previous = current;
         current = next;
     }
@@ -577,6 +686,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// On a flat floor every cell is a pit of its own and every pair of
+    /// neighbours a pass; a pass whose cells a third, earlier cell no
+    /// higher joins is left out (about three in four), and the spills are
+    /// still those over the lowest pass per pair.
+    #[test]
+    fn passes_joined_through_a_third_cell_are_left_out() {
+        use crate::hydro::{FlowGrid, Outlets, receivers::steepest_receivers};
+        let (width, height) = (40usize, 30usize);
+        // A flat floor at 0 inside a rim at 5, one low notch in the rim.
+        let mut heights: Vec<f32> = (0..width * height)
+            .map(|i| {
+                let (x, y) = (i % width, i / width);
+                if x < 2 || y < 2 || x + 2 >= width || y + 2 >= height {
+                    5.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        heights[width + 20] = 1.0;
+        let grid = FlowGrid::new(&heights, width, &Outlets::ALL_EDGES, Default::default());
+        let receivers = steepest_receivers(&heights, &grid);
+        let (basins, count) = basin_ids(&receivers, &|i| grid.is_outlet(i));
+        let floor = (width - 4) * (height - 4);
+        assert!(count >= floor, "{count} basins for {floor} floor cells");
+        let all = basin_passes(&heights, width, &basins).len();
+        let listed = passes_in_index_order(&heights, width, &basins).len();
+        assert!(4 * listed < 2 * all, "{listed} of {all} passes listed");
+        assert_eq!(
+            spill_passes_of(&heights, width, &basins, count),
+            spills_over_lowest_pairs(&heights, width, &basins, count)
+        );
     }
 
     /// Keys listed in index order and sorted by level alone come out in

@@ -3,7 +3,7 @@
 //! The bottom of the routing: both depression handling and
 //! [`super::Routing`] build on it.
 
-use crate::hugepages::{filled_with, lazily_zeroed};
+use crate::hugepages::{filled_with, huge_capacity, lazily_zeroed};
 
 /// The order of a set of receivers.
 pub struct DrainageOrder {
@@ -34,35 +34,57 @@ pub struct DrainageOrder {
 /// listed first in a pass of their own, without branches, so that the
 /// walks are not interleaved with a mispredicted test of every cell.
 pub fn drainage_order(receivers: &[u32]) -> DrainageOrder {
-    let n = receivers.len();
-    // At most eight donors each.
-    let mut pending: Vec<u8> = lazily_zeroed(n);
+    drainage_order_counted(receivers, donor_counts(receivers))
+}
+
+/// How many cells hand their water to each cell of `receivers` (at most
+/// eight: its neighbours).
+pub fn donor_counts(receivers: &[u32]) -> Vec<u8> {
+    let mut donors: Vec<u8> = lazily_zeroed(receivers.len());
     for (i, &r) in receivers.iter().enumerate() {
-        if r as usize != i {
-            pending[r as usize] += 1;
-        }
+        donors[r as usize] += (r as usize != i) as u8;
     }
+    donors
+}
+
+/// [`drainage_order`] given the [`donor_counts`] of `receivers`, when
+/// they are known already (the depression routing keeps them up to date
+/// as it carves): one scattered pass fewer.
+pub fn drainage_order_counted(receivers: &[u32], donors: Vec<u8>) -> DrainageOrder {
+    let n = receivers.len();
+    assert_eq!(donors.len(), n, "one donor count per cell");
+    let mut pending = donors;
     // One slot more than the cells: a cell that is not a source is
-    // written past the list's end and overwritten.
-    let mut sources: Vec<u32> = lazily_zeroed(n + 1);
+    // written past the list's end and overwritten. This list, the order
+    // and the links are written before they are read, so they are taken
+    // uninitialised: `calloc` zeroed some 16 MB of reused memory for them
+    // each 1025² step.
+    let mut sources: Vec<u32> = huge_capacity(n + 1);
+    let slots = &mut sources.spare_capacity_mut()[..n + 1];
     let mut count = 0;
     for (i, &p) in pending.iter().enumerate() {
-        sources[count] = i as u32;
+        slots[count].write(i as u32);
         count += (p == 0) as usize;
     }
+    // SAFETY: slots 0..count were written (each before count passed it).
+    unsafe { sources.set_len(count) };
     let mut cells = filled_with(n, 1u32);
     // Filled from the back: the walk lists donors first.
-    let mut order = lazily_zeroed(n);
-    let mut links: Vec<[u32; 2]> = lazily_zeroed(n);
+    let mut order: Vec<u32> = huge_capacity(n);
+    let mut links: Vec<[u32; 2]> = huge_capacity(n);
+    let (order_slots, link_slots) = (
+        &mut order.spare_capacity_mut()[..n],
+        &mut links.spare_capacity_mut()[..n],
+    );
     let mut next = n;
-    for &start in &sources[..count] {
+    for &start in &sources {
         let mut c = start as usize;
         loop {
             next -= 1;
-            order[next] = c as u32;
+            order_slots[next].write(c as u32);
             let r = receivers[c] as usize;
             // Every donor of c has passed: its count is whole.
-            links[next] = [r as u32, cells[c]];
+            link_slots[next].write([r as u32, cells[c]]);
             if r == c {
                 break;
             }
@@ -74,7 +96,14 @@ pub fn drainage_order(receivers: &[u32]) -> DrainageOrder {
             c = r;
         }
     }
-    debug_assert_eq!(next, 0, "receivers form a cycle");
+    // Every cell was listed once, in slots n − 1 down to 0, unless the
+    // receivers hold a cycle (whose cells no walk reaches).
+    assert_eq!(next, 0, "receivers form a cycle");
+    // SAFETY: slots next..n of both were written, and next is 0.
+    unsafe {
+        order.set_len(n);
+        links.set_len(n);
+    }
     DrainageOrder {
         order,
         cells,

@@ -5,7 +5,7 @@
 
 use super::Outlets;
 use super::depressions::route_out_of_depressions;
-use super::drainage_order::drainage_order;
+use super::drainage_order::{donor_counts, drainage_order_counted};
 use super::grid::{Edges, FlowGrid};
 use super::receivers::steepest_receivers;
 use rayon::prelude::*;
@@ -54,10 +54,11 @@ impl Routing {
             .enumerate()
             .filter(|&(i, &r)| r as usize == i && !is_outlet(i))
             .count();
+        let mut donors = donor_counts(&receivers);
         if pit_count > 0 {
-            route_out_of_depressions(heights, width, &mut receivers, &is_outlet);
+            route_out_of_depressions(heights, width, &mut receivers, &mut donors, &is_outlet);
         }
-        let walk = drainage_order(&receivers);
+        let walk = drainage_order_counted(&receivers, donors);
         Routing {
             width,
             receivers,

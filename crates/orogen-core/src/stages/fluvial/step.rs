@@ -294,8 +294,24 @@ pub(super) fn target(
             _ => None,
         };
     }
-    let straight = i.abs_diff(r) == 1 || i.abs_diff(r) == width;
-    Some((level[r], if straight { links.0 } else { links.1 }))
+    Some((level[r], link_between(i, r, width, links)))
+}
+
+/// The length of the link from cell `i` to its neighbour `r` of a map
+/// `width` wide: `links.0` along a row or column, `links.1` on a
+/// diagonal.
+///
+/// Why arithmetic and not `if`: about half the links of a map are
+/// diagonal, in no pattern a branch predictor learns, and the compiler
+/// makes a branch of the choice (of a select by mask too), which the
+/// walks down the drainage order mispredicted every other cell or so: a
+/// third of the incision's time at 1025². Weighting the two lengths by 1
+/// and 0 has no branch and is exact (x·1 + y·0 = x).
+#[inline]
+pub(super) fn link_between(i: usize, r: usize, width: usize, links: (f64, f64)) -> f64 {
+    let apart = i.abs_diff(r);
+    let straight = ((apart == 1) | (apart == width)) as u8 as f64;
+    links.0 * straight + links.1 * (1.0 - straight)
 }
 
 /// The new height of a cell at `h` above its receiver's new height `hr`:
