@@ -213,28 +213,71 @@ fn for_each_pass(
         }
         let row = y * width;
         let below = (y + 1 < height).then_some(row + width);
-        for x in 0..width {
-            let i = row + x;
-            let a = basins[i];
-            // Written out, not as a closure per neighbour: the compiler
-            // stopped inlining one, a call per neighbour of every cell.
-            if x + 1 < width && a != basins[i + 1] {
-                visit(i, i + 1, 0, x);
+        let mut x = 0;
+        while x < width {
+            // A run of cells whose later neighbours all share their basin
+            // is passed over whole, tested without a branch per cell (the
+            // compiler makes vector compares of the test): most cells of a
+            // row that holds a closed basin lie inside one. 8–12 % off the
+            // passes and their tree at 1025² and 2049².
+            if let Some(below) = below
+                && x > 0
+                && x + RUN < width
+                && !differs_from_later(basins, row + x, below + x)
+            {
+                x += RUN;
+                continue;
             }
-            if let Some(below) = below {
-                let j = below + x;
-                if x > 0 && a != basins[j - 1] {
-                    visit(i, j - 1, 1, x);
+            // The first column alone, then a run at a time.
+            let end = if x > 0 { (x + RUN).min(width) } else { 1 };
+            for x in x..end {
+                let i = row + x;
+                let a = basins[i];
+                // Written out, not as a closure per neighbour: the compiler
+                // stopped inlining one, a call per neighbour of every cell.
+                if x + 1 < width && a != basins[i + 1] {
+                    visit(i, i + 1, 0, x);
                 }
-                if a != basins[j] {
-                    visit(i, j, 2, x);
-                }
-                if x + 1 < width && a != basins[j + 1] {
-                    visit(i, j + 1, 3, x);
+                if let Some(below) = below {
+                    let j = below + x;
+                    if x > 0 && a != basins[j - 1] {
+                        visit(i, j - 1, 1, x);
+                    }
+                    if a != basins[j] {
+                        visit(i, j, 2, x);
+                    }
+                    if x + 1 < width && a != basins[j + 1] {
+                        visit(i, j + 1, 3, x);
+                    }
                 }
             }
+            x = end;
         }
     }
+}
+
+/// Cells the pass scan tests at once.
+const RUN: usize = 16;
+
+/// Whether any of the `RUN` cells from `i` on has a later neighbour (east,
+/// south-west, south, south-east) in another basin; `j` is the cell below
+/// `i`. None of them may lie in the first or last column.
+#[inline]
+fn differs_from_later(basins: &[u32], i: usize, j: usize) -> bool {
+    let run = |from: usize| -> &[u32; RUN] {
+        basins[from..from + RUN]
+            .try_into()
+            .expect("a slice of RUN cells")
+    };
+    let (here, east) = (run(i), run(i + 1));
+    let (south_west, south, south_east) = (run(j - 1), run(j), run(j + 1));
+    let mut differ = 0u32;
+    for k in 0..RUN {
+        let a = here[k];
+        let apart = (a != east[k]) | (a != south_west[k]) | (a != south[k]) | (a != south_east[k]);
+        differ |= apart as u32;
+    }
+    differ != 0
 }
 
 /// The key of the lowest pass between each pair of neighbouring basins
