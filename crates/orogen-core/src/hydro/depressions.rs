@@ -21,7 +21,7 @@
 //! cell hands its water across the pass.
 
 use super::drainage_order::donor_counts;
-use crate::hugepages::huge_capacity;
+use crate::hugepages::{huge_capacity, lazily_zeroed};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -96,6 +96,10 @@ pub fn basin_ids_counted(
             })
         })
         .collect();
+    if count == 0 {
+        // No closed basin: every cell drains to an outlet.
+        return (lazily_zeroed(n), 0);
+    }
     (0..n).into_par_iter().step_by(BAND).for_each_init(
         || (Vec::new(), vec![0u32; BAND + 1]),
         |(path, starts), first| {
@@ -756,15 +760,19 @@ fn spanning_tree_spills(
 /// Reroutes every closed basin of `receivers` out through its lowest
 /// pass, in place: the receivers from the basin's pass cell down to its
 /// pit are reversed, and the pass cell drains across the pass. `donors`
-/// (the [`donor_counts`] of `receivers`) are kept up to date.
+/// (the [`donor_counts`] of `receivers`) are kept up to date. Returns how
+/// many closed basins there were.
 pub fn route_out_of_depressions(
     heights: &[f32],
     width: usize,
     receivers: &mut [u32],
     donors: &mut [u8],
     is_outlet: &(dyn Fn(usize) -> bool + Sync),
-) {
+) -> usize {
     let (basins, count) = basin_ids_counted(receivers, donors, is_outlet);
+    if count == 0 {
+        return 0;
+    }
     let spill = spill_passes_of(heights, width, &basins, count);
     for &(inside, across) in spill.iter().skip(1) {
         // Every basin joins the tree: the grid is connected and some cell
@@ -774,6 +782,7 @@ pub fn route_out_of_depressions(
         }
         carve(receivers, donors, inside, across);
     }
+    count
 }
 
 /// Reverses the receivers on the path from `start` down to its root and

@@ -8,7 +8,6 @@ use super::depressions::route_out_of_depressions;
 use super::drainage_order::{donor_counts, drainage_order_counted};
 use super::grid::{Edges, FlowGrid};
 use super::receivers::steepest_receivers;
-use rayon::prelude::*;
 
 /// Receivers that drain every cell to an outlet, the order to walk them
 /// and how many cells drain through each.
@@ -48,16 +47,10 @@ impl Routing {
         let width = grid.width;
         let mut receivers = steepest_receivers(heights, grid);
         let is_outlet = |i: usize| grid.is_outlet(i);
-        // Pits: roots that are not outlets, found per cell in parallel.
-        let pit_count = receivers
-            .par_iter()
-            .enumerate()
-            .filter(|&(i, &r)| r as usize == i && !is_outlet(i))
-            .count();
         let mut donors = donor_counts(&receivers);
-        if pit_count > 0 {
+        // Pits: roots that are not outlets (none: nothing to route).
+        let pit_count =
             route_out_of_depressions(heights, width, &mut receivers, &mut donors, &is_outlet);
-        }
         let walk = drainage_order_counted(&receivers, donors);
         Routing {
             width,
