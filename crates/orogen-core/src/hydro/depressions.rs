@@ -808,6 +808,25 @@ mod tests {
     use super::*;
     use crate::rng::{range_f32, stage_rng};
 
+    /// Random heights in whole `levels` steps (plateaus of flat pits
+    /// side by side when there are few), every edge draining, and their
+    /// steepest-descent basins and count.
+    fn terraced_basins(
+        rng: &mut crate::rng::StageRng,
+        width: usize,
+        height: usize,
+        levels: f32,
+    ) -> (Vec<f32>, Vec<u32>, usize) {
+        use crate::hydro::{FlowGrid, Outlets, receivers::steepest_receivers};
+        let heights: Vec<f32> = (0..width * height)
+            .map(|_| range_f32(rng, 0.0, levels).floor())
+            .collect();
+        let grid = FlowGrid::new(&heights, width, &Outlets::ALL_EDGES, Default::default());
+        let receivers = steepest_receivers(&heights, &grid);
+        let (basins, count) = basin_ids(&receivers, &|i| grid.is_outlet(i));
+        (heights, basins, count)
+    }
+
     /// The fused scan keeps, for each pair of basins, the lowest of the
     /// passes the plain listing finds between them: random heights,
     /// random basin labels in patches, on a few shapes of map.
@@ -857,16 +876,10 @@ mod tests {
     /// ground, basins from steepest descent.
     #[test]
     fn spills_over_every_pass_are_those_over_the_lowest_per_pair() {
-        use crate::hydro::{FlowGrid, Outlets, receivers::steepest_receivers};
         let mut rng = stage_rng(5, 9);
         for (width, height) in [(1, 1), (2, 7), (9, 1), (13, 11), (70, 150), (257, 33)] {
             for levels in [3.0f32, 40.0, 1e6] {
-                let heights: Vec<f32> = (0..width * height)
-                    .map(|_| range_f32(&mut rng, 0.0, levels).floor())
-                    .collect();
-                let grid = FlowGrid::new(&heights, width, &Outlets::ALL_EDGES, Default::default());
-                let receivers = steepest_receivers(&heights, &grid);
-                let (basins, count) = basin_ids(&receivers, &|i| grid.is_outlet(i));
+                let (heights, basins, count) = terraced_basins(&mut rng, width, height, levels);
                 assert_eq!(
                     spill_passes_of(&heights, width, &basins, count),
                     spills_over_lowest_pairs(&heights, width, &basins, count),
@@ -915,7 +928,6 @@ mod tests {
     /// steepest descent and in random patches.
     #[test]
     fn passes_listed_by_runs_are_those_listed_cell_by_cell() {
-        use crate::hydro::{FlowGrid, Outlets, receivers::steepest_receivers};
         let mut rng = stage_rng(6, 1);
         for (width, height) in [
             (1, 1),
@@ -927,12 +939,7 @@ mod tests {
             (70, 150),
         ] {
             for levels in [2.0f32, 3.0, 40.0, 1e6] {
-                let heights: Vec<f32> = (0..width * height)
-                    .map(|_| range_f32(&mut rng, 0.0, levels).floor())
-                    .collect();
-                let grid = FlowGrid::new(&heights, width, &Outlets::ALL_EDGES, Default::default());
-                let receivers = steepest_receivers(&heights, &grid);
-                let (steepest, _) = basin_ids(&receivers, &|i| grid.is_outlet(i));
+                let (heights, steepest, _) = terraced_basins(&mut rng, width, height, levels);
                 let patches: Vec<u32> = (0..width * height)
                     .map(|i| ((i % width / 2) * 3 + (i / width / 2) * 5) as u32 % 4)
                     .collect();
@@ -964,16 +971,10 @@ mod tests {
     /// out so that some basins stay apart.
     #[test]
     fn spills_rooted_as_the_tree_grows_are_those_rooted_after() {
-        use crate::hydro::{FlowGrid, Outlets, receivers::steepest_receivers};
         let mut rng = stage_rng(4, 7);
         for (width, height) in [(1, 1), (3, 5), (13, 11), (70, 150), (257, 33)] {
             for (levels, keep_every) in [(3.0f32, 1), (40.0, 1), (1e6, 1), (3.0, 3), (1e6, 2)] {
-                let heights: Vec<f32> = (0..width * height)
-                    .map(|_| range_f32(&mut rng, 0.0, levels).floor())
-                    .collect();
-                let grid = FlowGrid::new(&heights, width, &Outlets::ALL_EDGES, Default::default());
-                let receivers = steepest_receivers(&heights, &grid);
-                let (basins, count) = basin_ids(&receivers, &|i| grid.is_outlet(i));
+                let (heights, basins, count) = terraced_basins(&mut rng, width, height, levels);
                 let mut passes: Vec<(u128, u32, u32)> = basin_passes(&heights, width, &basins)
                     .into_iter()
                     .map(|p| (p.sort_key(), p.low_cell, p.high_cell))
