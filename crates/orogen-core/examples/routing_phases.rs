@@ -83,7 +83,8 @@ fn main() -> Result<(), Box<dyn Error>> {
             receivers,
             order: walk.order,
             cells: walk.cells,
-            links: walk.links,
+            order_receivers: walk.order_receivers,
+            order_cells: walk.order_cells,
             pits_resolved: count,
         };
         let start = Instant::now();

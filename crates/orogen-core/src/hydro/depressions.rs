@@ -110,19 +110,28 @@ pub fn basin_ids_counted(
                 starts[listed] = c as u32;
                 listed += (d != 0) as usize;
             }
+            // The path is a local buffer with its length in a register: as
+            // a `Vec` behind the closure's state, its length went through
+            // memory at every step of every walk.
+            let mut buffer: Vec<u32> = std::mem::take(path);
             for &start in &starts[..listed] {
                 let mut c = start as usize;
                 let mut basin = basins[c].load(Ordering::Relaxed);
+                let mut length = 0;
                 while basin == UNSET {
-                    path.push(c);
+                    if length == buffer.len() {
+                        buffer.resize(2 * length + 64, 0);
+                    }
+                    buffer[length] = c as u32;
+                    length += 1;
                     c = receivers[c] as usize;
                     basin = basins[c].load(Ordering::Relaxed);
                 }
-                for &p in path.iter() {
-                    basins[p].store(basin, Ordering::Relaxed);
+                for &p in &buffer[..length] {
+                    basins[p as usize].store(basin, Ordering::Relaxed);
                 }
-                path.clear();
             }
+            *path = buffer;
         },
     );
     // The sources take their receivers' ids (every cell that receives

@@ -12,9 +12,11 @@ pub struct DrainageOrder {
     /// How many cells drain through each cell, itself included: integer
     /// counts, so the sum is exact in any order.
     pub cells: Vec<u32>,
-    /// For each place in `order`, its cell's receiver and drainage cells:
-    /// a walk down the order reads them in sequence, not scattered.
-    pub links: Vec<[u32; 2]>,
+    /// For each place in `order`, its cell's receiver: a walk down the
+    /// order reads them in sequence, not scattered.
+    pub order_receivers: Vec<u32>,
+    /// For each place in `order`, its cell's drainage cells.
+    pub order_cells: Vec<u32>,
 }
 
 /// A fixed order for fixed receivers, without a donor list: counting
@@ -56,9 +58,12 @@ pub fn drainage_order_counted(receivers: &[u32], donors: Vec<u8>) -> DrainageOrd
     let mut pending = donors;
     // One slot more than the cells: a cell that is not a source is
     // written past the list's end and overwritten. This list, the order
-    // and the links are written before they are read, so they are taken
-    // uninitialised: `calloc` zeroed some 16 MB of reused memory for them
-    // each 1025² step.
+    // and its receivers and cells are written before they are read, so
+    // they are taken uninitialised: `calloc` zeroed some 16 MB of reused
+    // memory for them each 1025² step. The receivers and cells are two
+    // lists, not one of pairs: from 2049² a list of pairs is larger than
+    // the most glibc serves from its heap (32 MiB), so it was mapped
+    // afresh each step and the kernel cleared its pages (7 % of a step).
     let mut sources: Vec<u32> = huge_capacity(n + 1);
     let slots = &mut sources.spare_capacity_mut()[..n + 1];
     let mut count = 0;
@@ -71,10 +76,12 @@ pub fn drainage_order_counted(receivers: &[u32], donors: Vec<u8>) -> DrainageOrd
     let mut cells = filled_with(n, 1u32);
     // Filled from the back: the walk lists donors first.
     let mut order: Vec<u32> = huge_capacity(n);
-    let mut links: Vec<[u32; 2]> = huge_capacity(n);
-    let (order_slots, link_slots) = (
+    let mut order_receivers: Vec<u32> = huge_capacity(n);
+    let mut order_cells: Vec<u32> = huge_capacity(n);
+    let (order_slots, receiver_slots, cell_slots) = (
         &mut order.spare_capacity_mut()[..n],
-        &mut links.spare_capacity_mut()[..n],
+        &mut order_receivers.spare_capacity_mut()[..n],
+        &mut order_cells.spare_capacity_mut()[..n],
     );
     let mut next = n;
     for &start in &sources {
@@ -84,7 +91,8 @@ pub fn drainage_order_counted(receivers: &[u32], donors: Vec<u8>) -> DrainageOrd
             order_slots[next].write(c as u32);
             let r = receivers[c] as usize;
             // Every donor of c has passed: its count is whole.
-            link_slots[next].write([r as u32, cells[c]]);
+            receiver_slots[next].write(r as u32);
+            cell_slots[next].write(cells[c]);
             if r == c {
                 break;
             }
@@ -99,15 +107,17 @@ pub fn drainage_order_counted(receivers: &[u32], donors: Vec<u8>) -> DrainageOrd
     // Every cell was listed once, in slots n − 1 down to 0, unless the
     // receivers hold a cycle (whose cells no walk reaches).
     assert_eq!(next, 0, "receivers form a cycle");
-    // SAFETY: slots next..n of both were written, and next is 0.
+    // SAFETY: slots next..n of all three were written, and next is 0.
     unsafe {
         order.set_len(n);
-        links.set_len(n);
+        order_receivers.set_len(n);
+        order_cells.set_len(n);
     }
     DrainageOrder {
         order,
         cells,
-        links,
+        order_receivers,
+        order_cells,
     }
 }
 

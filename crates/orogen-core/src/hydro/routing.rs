@@ -23,9 +23,11 @@ pub struct Routing {
     /// counts: exact in any order). Times the cell area, the drainage
     /// area.
     pub cells: Vec<u32>,
-    /// For each place in `order`: its cell's receiver and drainage cells,
-    /// for walks down the order that read them in sequence.
-    pub links: Vec<[u32; 2]>,
+    /// For each place in `order`: its cell's receiver, for walks down the
+    /// order that read them in sequence.
+    pub order_receivers: Vec<u32>,
+    /// For each place in `order`: its cell's drainage cells.
+    pub order_cells: Vec<u32>,
     /// Pits routed out through their basin's lowest pass this time.
     pub pits_resolved: usize,
 }
@@ -57,7 +59,8 @@ impl Routing {
             receivers,
             order: walk.order,
             cells: walk.cells,
-            links: walk.links,
+            order_receivers: walk.order_receivers,
+            order_cells: walk.order_cells,
             pits_resolved: pit_count,
         }
     }

@@ -138,7 +138,11 @@ impl Laid {
         p: &StepParams,
         s: &SedimentParams,
     ) -> Self {
-        let (order, order_links) = (&routing.order, &routing.links);
+        let (order, receivers, areas) = (
+            &routing.order,
+            &routing.order_receivers,
+            &routing.order_cells,
+        );
         let mut position: Vec<u32> = hugepages::lazily_zeroed(start.len());
         for (k, &i) in order.iter().enumerate() {
             position[i as usize] = k as u32;
@@ -170,11 +174,9 @@ impl Laid {
         const CHUNK: usize = 1 << 14;
         let mut cells = hugepages::filled_in_parallel(order.len(), CHUNK, |c, slots| {
             let from = c * CHUNK;
-            for (slot, (&i, &link)) in slots
-                .iter_mut()
-                .zip(order[from..].iter().zip(&order_links[from..]))
-            {
-                slot.write(cell_of(i, link));
+            let links = receivers[from..].iter().zip(&areas[from..]);
+            for (slot, (&i, (&r, &area))) in slots.iter_mut().zip(order[from..].iter().zip(links)) {
+                slot.write(cell_of(i, [r, area]));
             }
         });
         // Where water stood before the step (the highest start height on

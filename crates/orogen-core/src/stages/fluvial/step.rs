@@ -225,7 +225,8 @@ fn incise_walk<const FILL: bool>(
     };
     let h = heights;
     let status = &grid.status;
-    for (&i, &[r, cells]) in routing.order.iter().zip(&routing.links) {
+    let links = routing.order_receivers.iter().zip(&routing.order_cells);
+    for (&i, (&r, &cells)) in routing.order.iter().zip(links) {
         let (i, r) = (i as usize, r as usize);
         'cut: {
             let Some((base, distance)) = target(i, r, &level, status, p, width, (axis, diagonal))
