@@ -17,6 +17,15 @@ use std::error::Error;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn Error>> {
+    // On a thread of the pool, as `stream_power_step` runs its steps: with
+    // one thread, that thread does all the work.
+    rayon::ThreadPoolBuilder::new()
+        .build()?
+        .install(|| phases().map_err(|e| e.to_string()))?;
+    Ok(())
+}
+
+fn phases() -> Result<(), Box<dyn Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() < 3 {
         return Err("usage: routing_phases MAP.f32 WIDTHxHEIGHT CELL [RUNS]".into());

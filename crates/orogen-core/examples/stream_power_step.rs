@@ -50,12 +50,23 @@ fn main() -> Result<(), Box<dyn Error>> {
     orogen_core::memory::keep_freed_memory();
     let grid = FlowGrid::new(&map, width, &p.outlets, p.held);
     let mut times = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        let start = Instant::now();
-        let routing = Routing::on_grid(&map, &grid);
-        incise(&mut map, &routing, &grid, None, &p);
-        times.push(start.elapsed().as_secs_f64() * 1000.0);
-    }
+    let run = |map: &mut Vec<f32>, times: &mut Vec<f64>| {
+        for _ in 0..steps {
+            let start = Instant::now();
+            let routing = Routing::on_grid(map, &grid);
+            incise(map, &routing, &grid, None, &p);
+            times.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+    };
+    // The steps run on a thread of the pool, as the pool's own work: with
+    // one thread (`RAYON_NUM_THREADS=1`) that thread does all of it, as
+    // fastscapelib's one thread does. Called from the main thread, each
+    // parallel part of a step was handed to the pool's one worker and back
+    // (a wake-up each way, and the map's data moved between the cores'
+    // caches), which made the one-thread figure vary more and no faster.
+    rayon::ThreadPoolBuilder::new()
+        .build()?
+        .install(|| run(&mut map, &mut times));
     times.sort_by(f64::total_cmp);
     println!(
         "orogen step_ms median {:.2} min {:.2} steps {steps}",
