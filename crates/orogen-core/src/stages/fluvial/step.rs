@@ -111,7 +111,11 @@ pub fn incise(
     erodibility: Option<&[f32]>,
     p: &StepParams,
 ) {
-    incise_walk::<false>(heights, routing, grid, erodibility, None, p);
+    if erodibility.is_none() && p.slope_exponent == 1.0 {
+        incise_walk::<false, true>(heights, routing, grid, None, None, p);
+    } else {
+        incise_walk::<false, false>(heights, routing, grid, erodibility, None, p);
+    }
 }
 
 /// A sediment layer the incision cuts into: its thickness per cell
@@ -169,7 +173,7 @@ pub fn incise_layered(
     erodibility: Option<&[f32]>,
     p: &StepParams,
 ) {
-    incise_walk::<false>(heights, routing, grid, erodibility, Some(layer), p);
+    incise_walk::<false, false>(heights, routing, grid, erodibility, Some(layer), p);
 }
 
 /// [`incise_layered`], returning the fill levels as
@@ -182,7 +186,7 @@ pub fn incise_layered_with_levels(
     erodibility: Option<&[f32]>,
     p: &StepParams,
 ) -> Vec<f32> {
-    incise_walk::<true>(heights, routing, grid, erodibility, Some(layer), p)
+    incise_walk::<true, false>(heights, routing, grid, erodibility, Some(layer), p)
 }
 
 /// [`incise`], returning the level water stands at in each cell of the
@@ -197,12 +201,19 @@ pub fn incise_with_levels(
     erodibility: Option<&[f32]>,
     p: &StepParams,
 ) -> Vec<f32> {
-    incise_walk::<true>(heights, routing, grid, erodibility, None, p)
+    if erodibility.is_none() && p.slope_exponent == 1.0 {
+        incise_walk::<true, true>(heights, routing, grid, None, None, p)
+    } else {
+        incise_walk::<true, false>(heights, routing, grid, erodibility, None, p)
+    }
 }
 
 /// The incision walk; with `FILL`, also the fill levels of the incised
-/// heights (empty without).
-fn incise_walk<const FILL: bool>(
+/// heights (empty without). `PLAIN` is the walk without erodibility
+/// shares or a layer and with n = 1 (the callers check): compiled
+/// without them, the loop keeps its values in registers (with them, the
+/// options were read from the stack every cell).
+fn incise_walk<const FILL: bool, const PLAIN: bool>(
     heights: &mut [f32],
     routing: &Routing,
     grid: &FlowGrid,
@@ -239,16 +250,17 @@ fn incise_walk<const FILL: bool>(
                 break 'cut;
             }
             let mut a_m = area_factor(&table, cells, p.area_exponent, area_scale);
-            let covered = layer.as_ref().is_some_and(|cut| cut.is_covered(i));
+            let covered = !PLAIN && layer.as_ref().is_some_and(|cut| cut.is_covered(i));
             if let (true, Some(cut)) = (covered, &layer) {
                 let rock = erodibility.map_or(1.0, |r| r[i] as f64);
                 // Rounded to f32 as a share array would hold it. (Bare
                 // rock's share is the rock's own: the branch below.)
                 let share = share_under(cut.thickness[i], rock, cut.sediment_share as f64) as f32;
                 a_m *= share as f64;
-            } else if let Some(share) = erodibility {
+            } else if let (false, Some(share)) = (PLAIN, erodibility) {
                 a_m *= share[i] as f64;
             }
+            let n = if PLAIN { 1.0 } else { n };
             // Rounding to f32 may land on the base itself, never below.
             let solved =
                 (solve_cell(h[i] as f64, base as f64, k_dt * a_m, distance, n) as f32).max(base);
