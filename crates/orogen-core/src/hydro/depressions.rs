@@ -115,6 +115,25 @@ pub fn basin_ids_counted(
             // memory at every step of every walk.
             let mut buffer: Vec<u32> = std::mem::take(path);
             for &start in &starts[..listed] {
+                // Most walks end within two cells. Those take the first
+                // id set of the next two cells' without a branch; writing
+                // it to the start and the next cell is right whether or
+                // not they had it (a cell that is no root has its
+                // receiver's id), and it spares the branches on whether
+                // the start has its id already and where a walk ends,
+                // which no predictor learns.
+                let next = receivers[start as usize] as usize;
+                let after = receivers[next] as usize;
+                let (id_next, id_after) = (
+                    basins[next].load(Ordering::Relaxed),
+                    basins[after].load(Ordering::Relaxed),
+                );
+                if (id_next != UNSET) | (id_after != UNSET) {
+                    let id = std::hint::select_unpredictable(id_next == UNSET, id_after, id_next);
+                    basins[start as usize].store(id, Ordering::Relaxed);
+                    basins[next].store(id, Ordering::Relaxed);
+                    continue;
+                }
                 let mut c = start as usize;
                 let mut basin = basins[c].load(Ordering::Relaxed);
                 let mut length = 0;
@@ -1057,6 +1076,64 @@ mod tests {
                     "{width}x{height}, {levels} levels, every {keep_every}th pass"
                 );
             }
+        }
+    }
+
+    /// Each cell's id is its root's: 0 for an outlet, else the root's
+    /// rank among the pits in index order. Steepest-descent receivers of
+    /// terraced maps (flats of one-cell pits, short walks) and random
+    /// forests (long walks, paths that cross the bands), against the
+    /// paths followed one by one.
+    #[test]
+    fn basin_ids_are_those_of_each_cells_root() {
+        let mut rng = stage_rng(9, 4);
+        let check = |receivers: &[u32], is_outlet: &(dyn Fn(usize) -> bool + Sync)| {
+            let n = receivers.len();
+            let mut rank = vec![0u32; n];
+            let mut pits = 0;
+            for i in 0..n {
+                if receivers[i] as usize == i && !is_outlet(i) {
+                    pits += 1;
+                    rank[i] = pits;
+                }
+            }
+            let expected: Vec<u32> = (0..n)
+                .map(|mut c| {
+                    while receivers[c] as usize != c {
+                        c = receivers[c] as usize;
+                    }
+                    rank[c]
+                })
+                .collect();
+            let (ids, count) = basin_ids(receivers, &|i| is_outlet(i));
+            assert_eq!(count, pits as usize);
+            assert_eq!(ids, expected);
+        };
+        for (width, height, levels) in [(1, 1, 2.0), (9, 7, 3.0), (130, 300, 4.0), (257, 129, 1e4)]
+        {
+            let (heights, _, _) = terraced_basins(&mut rng, width, height, levels);
+            let grid = crate::hydro::FlowGrid::new(
+                &heights,
+                width,
+                &crate::hydro::Outlets::ALL_EDGES,
+                Default::default(),
+            );
+            let receivers = crate::hydro::receivers::steepest_receivers(&heights, &grid);
+            check(&receivers, &|i| grid.is_outlet(i));
+        }
+        for n in [1usize, 2, 1000, 70_000] {
+            // Each cell drains to a lower index or is a root; every 7th
+            // root is an outlet.
+            let receivers: Vec<u32> = (0..n)
+                .map(|i| {
+                    if i == 0 || range_f32(&mut rng, 0.0, 1.0) < 0.02 {
+                        i as u32
+                    } else {
+                        (range_f32(&mut rng, 0.0, i as f32) as usize).min(i - 1) as u32
+                    }
+                })
+                .collect();
+            check(&receivers, &|i| i % 7 == 0);
         }
     }
 
